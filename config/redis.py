@@ -1,0 +1,47 @@
+"""The Redis connection the apps use for their data, and the loader for their Lua scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from django_redis import get_redis_connection
+from redis import Redis
+from redis.commands.core import Script
+
+# Errors that mean "Redis is unreachable right now" rather than "the code is wrong".
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+
+
+def get_redis() -> Redis:
+    """The shared client of django-redis's pool (timeouts come from settings.CACHES)."""
+    return get_redis_connection("default")
+
+
+class LuaScript:
+    """A Lua script kept in a `.lua` file and run with EVALSHA (loaded on first use).
+
+    Every key a script touches is passed in `keys`, so Redis Cluster can route the call.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.source = path.read_text(encoding="utf-8")
+        self._script: Script | None = None
+
+    @classmethod
+    def beside(cls, module_file: str, name: str) -> LuaScript:
+        """Load `lua/<name>.lua` from the folder of the module that owns the script."""
+        return cls(Path(module_file).resolve().parent / "lua" / f"{name}.lua")
+
+    def __call__(
+        self, *, keys: Sequence[str], args: Sequence[Any] = (), client: Any = None
+    ) -> Any:
+        client = client if client is not None else get_redis()
+        if self._script is None:
+            self._script = get_redis().register_script(self.source)
+        return self._script(keys=list(keys), args=list(args), client=client)

@@ -1,0 +1,81 @@
+"""Demo data: warehouses, message types, roles, users and their subscriptions.
+
+Idempotent: running it again keeps what exists and adds what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import Group, Permission, User
+from django.db import transaction
+
+from subscriptions.models import MessageType, Subscription, Warehouse
+
+DEMO_PASSWORD = "demo12345"
+
+WAREHOUSES = [("SH01", "Shanghai Pudong DC"), ("BJ02", "Beijing Shunyi DC")]
+MESSAGE_TYPES = [
+    ("REP_NOTICE", "补货通知 Replenishment notice", 3 * 24 * 3600,
+     "A bin's stock went negative after a pick wave: replenish it."),
+    ("QC_ALERT", "质检提醒 Quality check", 24 * 3600, "Goods are waiting for a quality check."),
+    ("SYS_NOTICE", "系统通知 System notice", 24 * 3600, "Announcements for everyone on site."),
+]
+ROLES = ["Replenishment", "Supervisors"]
+# username, first name, roles, is_staff
+USERS = [
+    ("alice", "Alice", ["Replenishment"], False),
+    ("bob", "Bob", ["Replenishment"], False),
+    ("carol", "Carol", ["Supervisors"], False),
+    ("admin", "Admin", ["Supervisors"], True),
+]
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str
+    note: str
+
+
+@transaction.atomic
+def load_demo_data() -> list[DemoLogin]:
+    warehouses = {
+        code: Warehouse.objects.get_or_create(code=code, defaults={"name": name})[0]
+        for code, name in WAREHOUSES
+    }
+    types = {
+        code: MessageType.objects.get_or_create(
+            code=code,
+            defaults={"name": name, "default_ttl_seconds": ttl, "description": description},
+        )[0]
+        for code, name, ttl, description in MESSAGE_TYPES
+    }
+    roles = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+    roles["Supervisors"].permissions.add(
+        *Permission.objects.filter(codename="publish_notification")
+    )
+    logins = []
+    for username, first_name, role_names, is_staff in USERS:
+        user, created = User.objects.get_or_create(
+            username=username,
+            defaults={"first_name": first_name, "is_staff": is_staff, "is_superuser": is_staff},
+        )
+        if created:
+            user.set_password(DEMO_PASSWORD)
+            user.save()
+        user.groups.add(*(roles[r] for r in role_names))
+        logins.append(DemoLogin(username, DEMO_PASSWORD,
+                                "staff: Django admin" if is_staff else ", ".join(role_names)))
+
+    wanted = [
+        (types["REP_NOTICE"], wh, {"role": roles["Replenishment"]}) for wh in warehouses.values()
+    ] + [
+        (types[code], wh, {"role": roles["Supervisors"]})
+        for code in ("QC_ALERT", "REP_NOTICE", "SYS_NOTICE") for wh in warehouses.values()
+    ] + [(types["SYS_NOTICE"], wh, {"role": roles["Replenishment"]})
+         for wh in warehouses.values()]
+    for message_type, warehouse, subscriber in wanted:
+        Subscription.objects.get_or_create(message_type=message_type, warehouse=warehouse,
+                                           **subscriber)
+    return logins

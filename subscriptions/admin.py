@@ -1,0 +1,142 @@
+"""Admin for warehouses, message types and subscriptions, with bulk subscribing."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import path, reverse
+
+from . import services
+from .forms import BulkSubscribeForm
+from .models import MessageType, Subscription, Warehouse
+
+
+@admin.action(description="Activate selected")
+def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    modeladmin.message_user(request, f"Activated {queryset.update(is_active=True)}.")
+
+
+@admin.action(description="Deactivate selected")
+def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    modeladmin.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
+
+
+class WithSubscriptionCount(admin.ModelAdmin):
+    actions = [activate, deactivate]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(subscription_count=Count("subscriptions"))
+
+    @admin.display(description="Subscriptions", ordering="subscription_count")
+    def subscriptions(self, obj: Warehouse | MessageType) -> int:
+        return obj.subscription_count
+
+
+@admin.register(Warehouse)
+class WarehouseAdmin(WithSubscriptionCount):
+    list_display = ["code", "name", "is_active", "subscriptions"]
+    list_filter = ["is_active"]
+    search_fields = ["code", "name"]
+
+
+@admin.register(MessageType)
+class MessageTypeAdmin(WithSubscriptionCount):
+    list_display = ["code", "name", "default_ttl_seconds", "is_active", "subscriptions"]
+    list_filter = ["is_active"]
+    search_fields = ["code", "name", "description"]
+
+
+@admin.register(Subscription)
+class SubscriptionAdmin(admin.ModelAdmin):
+    list_display = ["message_type", "warehouse", "subscriber", "created_at"]
+    list_filter = ["message_type", "warehouse", ("role", admin.RelatedOnlyFieldListFilter)]
+    search_fields = [
+        "message_type__code", "message_type__name", "warehouse__code", "warehouse__name",
+        "user__username", "user__first_name", "user__last_name", "role__name",
+    ]
+    autocomplete_fields = ["message_type", "warehouse", "user", "role"]
+    list_select_related = ["message_type", "warehouse", "user", "role"]
+    fieldsets = [
+        (None, {"fields": ["message_type", "warehouse"]}),
+        ("Who receives it (a user or a role, not both)", {"fields": ["user", "role"]}),
+    ]
+    change_list_template = "admin/subscriptions/subscription/change_list.html"
+
+    @admin.display(description="Subscriber", ordering="role__name")
+    def subscriber(self, obj: Subscription) -> str:
+        return obj.subscriber_label
+
+    def get_urls(self) -> list:
+        bulk = path(
+            "bulk/",
+            self.admin_site.admin_view(self.bulk_subscribe_view),
+            name="subscriptions_subscription_bulk",
+        )
+        return [bulk, *super().get_urls()]
+
+    def bulk_subscribe_view(self, request: HttpRequest) -> HttpResponse:
+        """One form instead of one per combination: N types x M warehouses x users and roles."""
+        if not self.has_add_permission(request):
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied
+        form = BulkSubscribeForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            result = services.subscribe_many(
+                message_types=list(form.cleaned_data["message_types"]),
+                warehouses=list(form.cleaned_data["warehouses"]),
+                users=list(form.cleaned_data["users"]),
+                roles=list(form.cleaned_data["roles"]),
+            )
+            self.message_user(
+                request,
+                f"Created {result.created} subscriptions "
+                f"({result.existing} already existed and were kept).",
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(reverse("admin:subscriptions_subscription_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Subscribe in bulk",
+            "form": form,
+            "opts": self.model._meta,
+            "media": self.media + form.media,
+        }
+        return render(request, "admin/subscriptions/subscription/bulk.html", context)
+
+
+class SubscriptionInline(admin.TabularInline):
+    model = Subscription
+    extra = 0
+    autocomplete_fields = ["message_type", "warehouse"]
+    fields = ["message_type", "warehouse"]
+
+
+class RoleSubscriptionInline(SubscriptionInline):
+    fk_name = "role"
+    verbose_name_plural = "Notifications this role receives"
+
+
+class UserSubscriptionInline(SubscriptionInline):
+    fk_name = "user"
+    verbose_name_plural = "Notifications this user receives directly"
+
+
+User = get_user_model()
+admin.site.unregister(Group)
+admin.site.unregister(User)
+
+
+@admin.register(Group)
+class RoleAdmin(GroupAdmin):
+    inlines = [RoleSubscriptionInline]
+
+
+@admin.register(User)
+class UserWithSubscriptionsAdmin(UserAdmin):
+    inlines = [UserSubscriptionInline]

@@ -1,0 +1,27 @@
+"""Redis key names of the subscription mirror, and the warehouse hash tag of all warehouse keys.
+
+Every key about one warehouse carries the hash tag `{wh:<id>}`, so on Redis Cluster they all
+live in one slot and a Lua script or MULTI may touch several of them. Stored keys outlive
+deploys: tests/subscriptions/test_keys.py pins these exact strings.
+"""
+
+from django.conf import settings
+
+
+def warehouse_prefix(warehouse_id: int) -> str:
+    """`wms:{wh:<id>}`: the start of every key that belongs to one warehouse."""
+    return f"{settings.WMS_REDIS_PREFIX}:{{wh:{int(warehouse_id)}}}"
+
+
+def subscribers(warehouse_id: int, message_type_id: int) -> str:
+    """Set of subscriber ids (`u:<user id>`, `r:<group id>`) of a message type in a warehouse."""
+    return f"{warehouse_prefix(warehouse_id)}:subs:{int(message_type_id)}"
+
+
+def subscribers_token(warehouse_id: int, message_type_id: int) -> str:
+    """A random token rewritten with every change of the set above.
+
+    Publishers cache a set's members with its token and check the token atomically in their
+    fan-out script, so a publish is one round trip with every key declared.
+    """
+    return f"{subscribers(warehouse_id, message_type_id)}:token"

@@ -1,0 +1,113 @@
+"""Who receives what: message types, warehouses, and subscriptions of users or roles to them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+code_validator = RegexValidator(
+    r"^[A-Z0-9][A-Z0-9_-]*$", "Use capital letters, digits, '_' and '-' (e.g. SH01, REP_NOTICE)."
+)
+
+
+class Warehouse(models.Model):
+    code = models.CharField(max_length=16, unique=True, validators=[code_validator])
+    name = models.CharField(max_length=100)
+    is_active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code} - {self.name}"
+
+
+class MessageType(models.Model):
+    code = models.CharField(max_length=32, unique=True, validators=[code_validator])
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    default_ttl_seconds = models.PositiveIntegerField(
+        default=24 * 3600,
+        validators=[MinValueValidator(1)],
+        help_text="How long a notification of this type lives, in seconds.",
+    )
+    is_active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code} - {self.name}"
+
+
+class Subscription(models.Model):
+    """A user or a role (an auth Group) receives one message type in one warehouse."""
+
+    message_type = models.ForeignKey(
+        MessageType, on_delete=models.CASCADE, related_name="subscriptions"
+    )
+    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="subscriptions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="notification_subscriptions",
+    )
+    role = models.ForeignKey(
+        Group,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="notification_subscriptions",
+        help_text="Every member of this group receives the notifications.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["warehouse__code", "message_type__code", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False, role__isnull=True)
+                           | Q(user__isnull=True, role__isnull=False)),
+                name="subscription_exactly_one_subscriber",
+                violation_error_message="Choose either a user or a role, not both.",
+            ),
+            models.UniqueConstraint(
+                fields=["message_type", "warehouse", "user"],
+                condition=Q(user__isnull=False),
+                name="subscription_unique_user",
+                violation_error_message="This user already receives this type in this warehouse.",
+            ),
+            models.UniqueConstraint(
+                fields=["message_type", "warehouse", "role"],
+                condition=Q(role__isnull=False),
+                name="subscription_unique_role",
+                violation_error_message="This role already receives this type in this warehouse.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.message_type.code} @ {self.warehouse.code} → {self.subscriber_label}"
+
+    @property
+    def subscriber_label(self) -> str:
+        if self.user_id:
+            return f"user {self.user}"
+        return f"role {self.role}"
+
+    @property
+    def subscriber_id(self) -> str:
+        """The id stored in Redis: `u:<user id>` or `r:<group id>`."""
+        return subscriber_id(user_id=self.user_id, role_id=self.role_id)
+
+
+def subscriber_id(*, user_id: int | None = None, role_id: int | None = None) -> str:
+    if user_id is not None:
+        return f"u:{user_id}"
+    if role_id is not None:
+        return f"r:{role_id}"
+    raise ValueError("A subscriber is a user or a role.")

@@ -1,0 +1,25 @@
+"""Test settings: the project's settings, pointed at a real redis-server started for this run.
+
+pytest-django imports settings before any conftest runs, so the server starts here, once per
+test process (each xdist worker gets its own), on a free port; it stops when the process exits.
+"""
+
+import atexit
+import os
+
+from config import embedded_redis
+
+REDIS_SERVER = embedded_redis.start()
+atexit.register(REDIS_SERVER.stop)
+os.environ["REDIS_URL"] = REDIS_SERVER.url
+os.environ.setdefault("SECRET_KEY", "test-only-secret")
+
+from config.settings import *  # noqa: E402,F403
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Short timeouts so outage tests fail fast instead of waiting on a dead server.
+REDIS_CONNECT_TIMEOUT = 0.5
+CACHES["default"]["OPTIONS"]["SOCKET_CONNECT_TIMEOUT"] = 0.5  # noqa: F405
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min"}}  # noqa: F405
+CELERY_BEAT_SCHEDULE_FILENAME = os.path.join(REDIS_SERVER.data_dir, "celerybeat-schedule")
