@@ -7,6 +7,7 @@ from django.conf import settings
 from config.celery import app
 from subscriptions.models import Subscription
 from subscriptions.tasks import reconcile_subscriptions
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,15 +26,4 @@ def test_a_real_worker_repairs_redis_after_flushall(redis, warehouse, rep_notice
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         # Without a result backend, wait on the condition itself: the set coming back.
         reconcile_subscriptions.delay()
-        assert _eventually(lambda: members(warehouse, rep_notice) == {f"r:{role.pk}"})
-
-
-def _eventually(condition, timeout: float = 15.0) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
+        assert eventually(lambda: members(warehouse, rep_notice) == {f"r:{role.pk}"})

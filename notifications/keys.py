@@ -1,0 +1,48 @@
+"""Redis key names of notifications: the only place that builds them.
+
+All keys of one warehouse share the hash tag `{wh:<id>}` (see subscriptions.keys), so the
+fan-out, poll, read and expiry scripts each touch a single Redis Cluster slot. Stored keys
+outlive deploys: tests/notifications/test_keys.py pins these exact strings.
+"""
+
+from subscriptions.keys import warehouse_prefix
+
+
+def sequence(warehouse_id: int) -> str:
+    """String: the last cursor given out in the warehouse."""
+    return f"{warehouse_prefix(warehouse_id)}:seq"
+
+
+def inbox(warehouse_id: int, subscriber: str) -> str:
+    """Sorted set of a subscriber (`u:<id>` or `r:<id>`): member and score are both the cursor."""
+    return f"{warehouse_prefix(warehouse_id)}:inbox:{subscriber}"
+
+
+def contents(warehouse_id: int) -> str:
+    """Hash cursor -> the notification as JSON, stored once however many inboxes it reached."""
+    return f"{warehouse_prefix(warehouse_id)}:notes"
+
+
+def ids(warehouse_id: int) -> str:
+    """Hash notification id (UUID) -> cursor, so clients can mark read by id."""
+    return f"{warehouse_prefix(warehouse_id)}:ids"
+
+
+def routes(warehouse_id: int) -> str:
+    """Hash cursor -> "<uuid> <subscriber> <subscriber> ...": what the expiry sweep must undo."""
+    return f"{warehouse_prefix(warehouse_id)}:routes"
+
+
+def expiry(warehouse_id: int) -> str:
+    """Sorted set cursor -> expires_at in ms: the sweep's index of what to remove when."""
+    return f"{warehouse_prefix(warehouse_id)}:expiry"
+
+
+def read_marks(warehouse_id: int, user_id: int) -> str:
+    """Sorted set of cursors a user has read, scored by the notification's expiry in ms."""
+    return f"{warehouse_prefix(warehouse_id)}:read:{int(user_id)}"
+
+
+def readers(warehouse_id: int) -> str:
+    """Set of user ids having read marks in the warehouse, so the sweep can find them."""
+    return f"{warehouse_prefix(warehouse_id)}:readers"

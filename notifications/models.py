@@ -1,0 +1,12 @@
+"""Database side of notifications: only permissions (and rules); notifications live in Redis."""
+
+from django.db import models
+
+
+class NotificationPermissions(models.Model):
+    """Holds the permissions of the notifications API; it has no table."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [("publish_notification", "Can publish notifications through the API")]
