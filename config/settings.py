@@ -114,7 +114,11 @@ CACHES = {
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
             "CONNECTION_POOL_KWARGS": {"health_check_interval": 30},
         },
-    }
+    },
+    # Throttle counters stay in each process: a poll then costs no Redis round trip beyond its
+    # one script call, and throttling keeps working while Redis is down.
+    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                 "LOCATION": "throttle"},
 }
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
@@ -146,7 +150,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"user": env("API_THROTTLE_RATE", default="1200/min")},
 }
 
@@ -159,6 +163,28 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# --- Notifications ---------------------------------------------------------------------
+NOTIFICATION_TITLE_MAX_LENGTH = env.int("NOTIFICATION_TITLE_MAX_LENGTH", default=200)
+NOTIFICATION_BODY_MAX_LENGTH = env.int("NOTIFICATION_BODY_MAX_LENGTH", default=4000)
+NOTIFICATION_DATA_MAX_BYTES = env.int("NOTIFICATION_DATA_MAX_BYTES", default=8 * 1024)
+NOTIFICATION_MAX_TTL_SECONDS = env.int("NOTIFICATION_MAX_TTL_SECONDS", default=90 * 24 * 3600)
+# Without a cursor, a poll looks back this far.
+NOTIFICATION_LOOKBACK_SECONDS = env.int("NOTIFICATION_LOOKBACK_SECONDS", default=3 * 24 * 3600)
+NOTIFICATION_PAGE_MAX = 200
+NOTIFICATION_PAGE_DEFAULT = 50
+NOTIFICATION_SUMMARY_SIZE = 5
+NOTIFICATION_MARK_READ_MAX_IDS = 500
+# The sweep fetches this many expired notifications at a time, and removes at most this many
+# entries per Redis call, so no call blocks Redis for more than a few milliseconds.
+NOTIFICATION_SWEEP_BATCH = env.int("NOTIFICATION_SWEEP_BATCH", default=200)
+NOTIFICATION_SWEEP_OPS_PER_CALL = env.int("NOTIFICATION_SWEEP_OPS_PER_CALL", default=1000)
+CELERY_BEAT_SCHEDULE.update({
+    "expire-notifications": {
+        "task": "notifications.tasks.expire_notifications",
+        "schedule": env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0),
+    },
+})
 
 # --- Product settings --------------------------------------------------------------------
 # Seconds a client may wait before retrying when Redis is unreachable (the 503's Retry-After).

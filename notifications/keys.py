@@ -5,6 +5,8 @@ fan-out, poll, read and expiry scripts each touch a single Redis Cluster slot. S
 outlive deploys: tests/notifications/test_keys.py pins these exact strings.
 """
 
+from django.conf import settings
+
 from subscriptions.keys import warehouse_prefix
 
 
@@ -46,3 +48,24 @@ def read_marks(warehouse_id: int, user_id: int) -> str:
 def readers(warehouse_id: int) -> str:
     """Set of user ids having read marks in the warehouse, so the sweep can find them."""
     return f"{warehouse_prefix(warehouse_id)}:readers"
+
+
+# --- Rules (notifications.rules): de-duplication and scheduling ---------------------------------
+# A rule id is "py:<rule name>" or "sql:<SqlRule pk>" (names match base.RULE_NAME: no braces, so
+# they never form a hash tag of their own).
+
+
+def rule_sent(warehouse_id: int, rule_id: str) -> str:
+    """Hash alert key -> ms it was last sent, for one rule in one warehouse (de-duplication)."""
+    return f"{warehouse_prefix(warehouse_id)}:rule:{rule_id}:sent"
+
+
+def rule_lock(rule_id: str) -> str:
+    """String: the token of the run holding the rule, so overlapping beat ticks skip it."""
+    return f"{settings.WMS_REDIS_PREFIX}:rules:{rule_id}:lock"
+
+
+def rule_last_runs() -> str:
+    """Hash rule id -> ms its last run started: the schedule of Python rules (SQL rules keep
+    theirs in the database as `last_run_at`)."""
+    return f"{settings.WMS_REDIS_PREFIX}:rules:last_run"

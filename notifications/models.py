@@ -10,3 +10,6 @@ class NotificationPermissions(models.Model):
         managed = False
         default_permissions = ()
         permissions = [("publish_notification", "Can publish notifications through the API")]
+
+    def __str__(self) -> str:
+        return "notification permissions"

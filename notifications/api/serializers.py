@@ -1,0 +1,109 @@
+"""Input validation and output shapes of the notifications API (SPEC section 3)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from config.timestamps import iso_ms
+from subscriptions.models import Warehouse
+
+from ..domain import InboxItem
+
+# Cursors are integers below 2**53 (see lua/publish.lua).
+MAX_CURSOR = 2**53
+
+
+class WarehouseField(serializers.PrimaryKeyRelatedField):
+    default_error_messages = {
+        "does_not_exist": "Unknown or inactive warehouse {pk_value}.",
+        "incorrect_type": "The warehouse must be a warehouse id (an integer).",
+        "required": "The warehouse parameter (a warehouse id) is required.",
+    }
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(queryset=Warehouse.objects.filter(is_active=True), **kwargs)
+
+
+class WarehouseQuery(serializers.Serializer):
+    warehouse = WarehouseField()
+
+
+class InboxQuery(WarehouseQuery):
+    since = serializers.IntegerField(min_value=0, max_value=MAX_CURSOR, required=False,
+                                     help_text="The `next_since` of the previous poll.")
+    limit = serializers.IntegerField(min_value=1, max_value=settings.NOTIFICATION_PAGE_MAX,
+                                     default=settings.NOTIFICATION_PAGE_DEFAULT)
+    include_read = serializers.BooleanField(default=False)
+
+
+class MarkReadInput(WarehouseQuery):
+    ids = serializers.ListField(child=serializers.UUIDField(), required=False,
+                                max_length=settings.NOTIFICATION_MARK_READ_MAX_IDS)
+    all = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs.get("all") == bool(attrs.get("ids")):
+            raise serializers.ValidationError('Send either "ids" (a non-empty list) or '
+                                              '"all": true.')
+        return attrs
+
+
+class PublishInput(serializers.Serializer):
+    # Lengths and limits are checked by services.publish, the one place that owns them.
+    message_type = serializers.CharField(max_length=64)
+    warehouse = serializers.IntegerField(min_value=1)
+    title = serializers.CharField()
+    body = serializers.CharField(allow_blank=True, required=False, default="",
+                                 trim_whitespace=False)
+    data = serializers.JSONField(required=False, default=dict)
+    ttl_seconds = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class NotificationOutput(serializers.Serializer):
+    id = serializers.CharField(source="notification.id")
+    message_type = serializers.CharField(source="notification.message_type")
+    warehouse = serializers.IntegerField(source="notification.warehouse")
+    title = serializers.CharField(source="notification.title")
+    body = serializers.CharField(source="notification.body")
+    data = serializers.JSONField(source="notification.data")
+    created_at = serializers.SerializerMethodField()
+    expires_at = serializers.SerializerMethodField()
+    read = serializers.BooleanField()
+    cursor = serializers.IntegerField()
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_created_at(self, item: InboxItem) -> str:
+        return iso_ms(item.notification.created_at_ms)
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_expires_at(self, item: InboxItem) -> str:
+        return iso_ms(item.notification.expires_at_ms)
+
+
+class InboxPageOutput(serializers.Serializer):
+    results = NotificationOutput(many=True, source="items")
+    unread_count = serializers.IntegerField()
+    next_since = serializers.IntegerField()
+
+
+class UnreadOutput(serializers.Serializer):
+    unread_count = serializers.IntegerField()
+    latest = NotificationOutput(many=True)
+
+
+class MarkReadOutput(serializers.Serializer):
+    marked = serializers.IntegerField()
+    unread_count = serializers.IntegerField()
+
+
+class PublishOutput(serializers.Serializer):
+    id = serializers.CharField()
+    recipients = serializers.IntegerField()
+    created_at = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_created_at(self, result) -> str:
+        return iso_ms(result.created_at_ms)

@@ -1,0 +1,130 @@
+-- One user's view of one warehouse: list, latest unread, or mark read; one atomic call each.
+--
+-- The user sees the union of their own inbox and their roles' inboxes; a notification that
+-- reached them twice counts once. Expired notifications are skipped here even before the sweep
+-- removes them. Read marks are per user, scored by the notification's expiry so the sweep can
+-- drop them by score.
+--
+-- KEYS[1] contents hash   KEYS[2] expiry zset   KEYS[3] the user's read marks zset
+-- KEYS[4] ids hash        KEYS[5] readers set (user ids having read marks)
+-- KEYS[6..] the inboxes the user sees: their own, then one per role
+-- ARGV[1] operation: "list", "latest" or "read"
+-- ARGV[2] now, ms since the epoch   ARGV[3] user id
+-- list:   ARGV[4] since (exclusive cursor)  ARGV[5] limit  ARGV[6] "1" to include read ones
+-- latest: ARGV[4] how many
+-- read:   ARGV[4] "all" or "ids"  ARGV[5..] notification ids (UUIDs)
+-- Returns {unread count, next_since (list) | marked (read) | 0 (latest),
+--          then for each item: cursor, content JSON, read flag (1/0)}
+
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+
+-- Scores of many members, chunked to stay far below Lua's unpack limit.
+local function scores(key, members)
+  local out = {}
+  for i = 1, #members, 1000 do
+    local chunk = {}
+    for j = i, math.min(i + 999, #members) do
+      chunk[#chunk + 1] = members[j]
+    end
+    local got = redis.call('ZMSCORE', key, unpack(chunk))
+    for k = 1, #chunk do
+      out[i + k - 1] = got[k]
+    end
+  end
+  return out
+end
+
+-- Every cursor the user can see, once, oldest first.
+local seen, cursors = {}, {}
+for i = 6, #KEYS do
+  for _, c in ipairs(redis.call('ZRANGE', KEYS[i], 0, -1)) do
+    if not seen[c] then
+      seen[c] = true
+      cursors[#cursors + 1] = c
+    end
+  end
+end
+table.sort(cursors, function(a, b) return tonumber(a) < tonumber(b) end)
+
+local expires, reads = {}, {}
+if #cursors > 0 then
+  expires = scores(KEYS[2], cursors)
+  reads = scores(KEYS[3], cursors)
+end
+local live, read = {}, {}
+for i, c in ipairs(cursors) do
+  live[c] = expires[i] and tonumber(expires[i]) > now
+  read[c] = reads[i] and true or false
+end
+
+local second = 0
+if op == 'read' then
+  local wanted = {}
+  if ARGV[4] == 'all' then
+    wanted = cursors
+  elseif #ARGV >= 5 then
+    local ids = {}
+    for i = 5, #ARGV do
+      ids[#ids + 1] = ARGV[i]
+    end
+    for _, c in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
+      -- Ids that are not the user's (or unknown) are ignored, never an error.
+      if c and seen[c] then
+        wanted[#wanted + 1] = c
+      end
+    end
+  end
+  for i, c in ipairs(wanted) do
+    if live[c] and not read[c] then
+      redis.call('ZADD', KEYS[3], redis.call('ZSCORE', KEYS[2], c), c)
+      read[c] = true
+      second = second + 1
+    end
+  end
+  if second > 0 then
+    redis.call('SADD', KEYS[5], ARGV[3])
+  end
+end
+
+local unread = 0
+for _, c in ipairs(cursors) do
+  if live[c] and not read[c] then
+    unread = unread + 1
+  end
+end
+
+local reply = {unread, 0}
+local function add(c)
+  reply[#reply + 1] = c
+  reply[#reply + 1] = redis.call('HGET', KEYS[1], c)
+  reply[#reply + 1] = read[c] and 1 or 0
+end
+
+if op == 'list' then
+  local since, limit, include_read = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
+  local next_since = ARGV[4]
+  local taken = 0
+  for _, c in ipairs(cursors) do
+    if taken >= limit then break end
+    if tonumber(c) > since and live[c] and (include_read or not read[c]) then
+      add(c)
+      taken = taken + 1
+      next_since = c
+    end
+  end
+  reply[2] = next_since
+elseif op == 'latest' then
+  local want = tonumber(ARGV[4])
+  for i = #cursors, 1, -1 do
+    if want <= 0 then break end
+    local c = cursors[i]
+    if live[c] and not read[c] then
+      add(c)
+      want = want - 1
+    end
+  end
+elseif op == 'read' then
+  reply[2] = second
+end
+return reply

@@ -1,0 +1,178 @@
+"""The only code that reads and writes notifications in Redis (through the scripts in lua/)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from config.redis import LuaScript, get_redis
+from subscriptions import keys as subscription_keys
+
+from . import keys
+from .domain import InboxItem, InboxPage, MarkReadResult, Notification, UnreadSummary
+
+_publish = LuaScript.beside(__file__, "publish")
+_inbox = LuaScript.beside(__file__, "inbox")
+_expire = LuaScript.beside(__file__, "expire")
+_prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")
+
+# Cursors are now_ms * 1024 (+ a sequence within the millisecond): see lua/publish.lua.
+CURSOR_PER_MS = 1024
+
+
+def cursor_at(ms: int) -> int:
+    """The smallest cursor a notification created at `ms` can have."""
+    return int(ms) * CURSOR_PER_MS
+
+
+class StaleSubscribers(RuntimeError):
+    """The subscriber set kept changing while publishing (retries exhausted)."""
+
+
+class _SubscriberCache:
+    """Per process: subscriber members of each (warehouse, type) with the token they belong to.
+
+    The publish script checks the token atomically, so a stale entry costs one extra round trip
+    and can never deliver to the wrong inboxes.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
+        with self._lock:
+            return self._entries.get(pair, ("", ()))
+
+    def put(self, pair: tuple[int, int], token: str, members: Sequence[str]) -> None:
+        with self._lock:
+            self._entries[pair] = (token, tuple(sorted(members)))
+
+
+subscriber_cache = _SubscriberCache()
+
+
+def deliver(notification: Notification, *, message_type_id: int,
+            attempts: int = 3) -> tuple[int, int]:
+    """Fan out into every subscriber inbox; returns (cursor, recipients). Cursor 0: nobody."""
+    warehouse_id = notification.warehouse
+    pair = (warehouse_id, message_type_id)
+    fixed_keys = [
+        subscription_keys.subscribers(warehouse_id, message_type_id),
+        subscription_keys.subscribers_token(warehouse_id, message_type_id),
+        keys.sequence(warehouse_id),
+        keys.contents(warehouse_id),
+        keys.ids(warehouse_id),
+        keys.routes(warehouse_id),
+        keys.expiry(warehouse_id),
+    ]
+    for _ in range(attempts):
+        token, subscribers = subscriber_cache.get(pair)
+        reply = _publish(
+            keys=[*fixed_keys, *(keys.inbox(warehouse_id, s) for s in subscribers)],
+            args=[token, notification.created_at_ms, notification.id, notification.to_json(),
+                  notification.expires_at_ms, *subscribers],
+        )
+        if int(reply[0]) == 1:
+            return int(reply[1]), len(subscribers)
+        subscriber_cache.put(pair, _text(reply[1]), [_text(m) for m in reply[2:]])
+    raise StaleSubscribers(f"Subscribers of {pair} changed {attempts} times while publishing")
+
+
+def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:
+    return [keys.inbox(warehouse_id, f"u:{user_id}"),
+            *(keys.inbox(warehouse_id, f"r:{role_id}") for role_id in role_ids)]
+
+
+def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
+    return _inbox(
+        keys=[keys.contents(warehouse_id), keys.expiry(warehouse_id),
+              keys.read_marks(warehouse_id, user_id), keys.ids(warehouse_id),
+              keys.readers(warehouse_id), *visible_inboxes(warehouse_id, user_id, role_ids)],
+        args=args,
+    )
+
+
+def _items(flat: list) -> list[InboxItem]:
+    items = []
+    for i in range(0, len(flat), 3):
+        cursor, content, read = flat[i:i + 3]
+        if content is None:  # removed by a sweep between index and content: nothing to show
+            continue
+        items.append(InboxItem(Notification.from_json(content), int(cursor), bool(int(read))))
+    return items
+
+
+def list_inbox(*, warehouse_id: int, user_id: int, role_ids: Sequence[int], since: int,
+               limit: int, include_read: bool, now_ms: int) -> InboxPage:
+    reply = _view(warehouse_id, user_id, role_ids,
+                  ["list", now_ms, user_id, since, limit, "1" if include_read else "0"])
+    return InboxPage(items=_items(reply[2:]), unread_count=int(reply[0]),
+                     next_since=int(reply[1]))
+
+
+def latest_unread(*, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int,
+                  now_ms: int) -> UnreadSummary:
+    reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, count])
+    return UnreadSummary(unread_count=int(reply[0]), latest=_items(reply[2:]))
+
+
+def mark_read(*, warehouse_id: int, user_id: int, role_ids: Sequence[int],
+              ids: Sequence[str] | None, now_ms: int) -> MarkReadResult:
+    """Mark the given notification ids read for the user, or all of them when ids is None."""
+    which = ["all"] if ids is None else ["ids", *ids]
+    args = ["read", now_ms, user_id, *which]
+    reply = _view(warehouse_id, user_id, role_ids, args)
+    return MarkReadResult(marked=int(reply[1]), unread_count=int(reply[0]))
+
+
+# --- Expiry ---------------------------------------------------------------------------------------
+
+
+def expired_batch(warehouse_id: int, *, now_ms: int,
+                  limit: int) -> list[tuple[str, str, list[str]]]:
+    """Up to `limit` expired notifications: (cursor, id, subscribers) each, oldest expiry first."""
+    client = get_redis()
+    cursors = [_text(c) for c in client.zrangebyscore(keys.expiry(warehouse_id), "-inf", now_ms,
+                                                        start=0, num=limit)]
+    if not cursors:
+        return []
+    batch = []
+    for cursor, route in zip(cursors, client.hmget(keys.routes(warehouse_id), cursors),
+                             strict=True):
+        uuid, *subscribers = _text(route).split() if route else ("", )
+        batch.append((cursor, uuid, subscribers))
+    return batch
+
+
+def remove_expired(warehouse_id: int, *, finished: Sequence[tuple[str, str]],
+                   removals: Sequence[tuple[str, str]]) -> tuple[int, int]:
+    """Remove inbox entries (subscriber, cursor) and then finished notifications (cursor, id)."""
+    reply = _expire(
+        keys=[keys.contents(warehouse_id), keys.ids(warehouse_id), keys.routes(warehouse_id),
+              keys.expiry(warehouse_id),
+              *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals)],
+        args=[len(finished), *(c for c, _ in finished), *(i for _, i in finished),
+              *(cursor for _, cursor in removals)],
+    )
+    return int(reply[0]), int(reply[1])
+
+
+def scan_readers(warehouse_id: int, *, cursor: int, count: int) -> tuple[int, list[int]]:
+    next_cursor, members = get_redis().sscan(keys.readers(warehouse_id), cursor=cursor,
+                                             count=count)
+    return int(next_cursor), [int(m) for m in members]
+
+
+def prune_read_marks(warehouse_id: int, *, user_ids: Sequence[int], now_ms: int) -> int:
+    if not user_ids:
+        return 0
+    return int(_prune_read_marks(
+        keys=[keys.readers(warehouse_id), *(keys.read_marks(warehouse_id, u) for u in user_ids)],
+        args=[now_ms, *user_ids],
+    ))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
