@@ -19,45 +19,46 @@
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
 
--- Scores of many members, chunked to stay far below Lua's unpack limit.
-local function scores(key, members)
-  local out = {}
-  for i = 1, #members, 1000 do
-    local chunk = {}
-    for j = i, math.min(i + 999, #members) do
-      chunk[#chunk + 1] = members[j]
-    end
-    local got = redis.call('ZMSCORE', key, unpack(chunk))
-    for k = 1, #chunk do
-      out[i + k - 1] = got[k]
-    end
-  end
-  return out
+-- Cursors are decimal integers without leading zeros: comparing length, then text, orders them
+-- numerically without converting every one of them to a number.
+local function before(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
 end
 
--- Every cursor the user can see, once, oldest first.
-local seen, cursors = {}, {}
+-- Every cursor the user can see, once, oldest first. One non-empty inbox is already in order.
+local lists = {}
 for i = 6, #KEYS do
-  for _, c in ipairs(redis.call('ZRANGE', KEYS[i], 0, -1)) do
-    if not seen[c] then
-      seen[c] = true
-      cursors[#cursors + 1] = c
+  local members = redis.call('ZRANGE', KEYS[i], 0, -1)
+  if #members > 0 then lists[#lists + 1] = members end
+end
+local cursors, visible = {}, {}
+if #lists == 1 then
+  cursors = lists[1]
+  for _, c in ipairs(cursors) do visible[c] = true end
+else
+  for _, members in ipairs(lists) do
+    for _, c in ipairs(members) do
+      if not visible[c] then
+        visible[c] = true
+        cursors[#cursors + 1] = c
+      end
     end
   end
-end
-table.sort(cursors, function(a, b) return tonumber(a) < tonumber(b) end)
-
-local expires, reads = {}, {}
-if #cursors > 0 then
-  expires = scores(KEYS[2], cursors)
-  reads = scores(KEYS[3], cursors)
-end
-local live, read = {}, {}
-for i, c in ipairs(cursors) do
-  live[c] = expires[i] and tonumber(expires[i]) > now
-  read[c] = reads[i] and true or false
+  table.sort(cursors, before)
 end
 
+-- Expired but not yet swept: few, since the sweep runs every minute. Read marks of live
+-- notifications: at most the visible ones. Both come back as small lookup tables.
+local expired, read = {}, {}
+for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do expired[c] = true end
+for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do read[c] = true end
+local live = {}
+for _, c in ipairs(cursors) do
+  -- The sweep removes a notification's inbox entries before its expiry index entry, so a
+  -- visible cursor is either in the expired range or live.
+  live[c] = not expired[c]
+end
 local second = 0
 if op == 'read' then
   local wanted = {}
@@ -70,7 +71,7 @@ if op == 'read' then
     end
     for _, c in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
       -- Ids that are not the user's (or unknown) are ignored, never an error.
-      if c and seen[c] then
+      if c and visible[c] then
         wanted[#wanted + 1] = c
       end
     end
