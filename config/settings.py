@@ -31,6 +31,8 @@ INSTALLED_APPS = [
     "subscriptions",
     "notifications",
     "messaging",
+    "web",
+    "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
 ]
 
@@ -185,6 +187,72 @@ CELERY_BEAT_SCHEDULE.update({
         "schedule": env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0),
     },
 })
+
+# --- Chat --------------------------------------------------------------------------------
+CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
+CHAT_MAX_MEMBERS = env.int("CHAT_MAX_MEMBERS", default=50)  # the creator included
+CHAT_MESSAGES_PAGE_SIZE = env.int("CHAT_MESSAGES_PAGE_SIZE", default=50)
+CHAT_MESSAGES_MAX_PAGE_SIZE = env.int("CHAT_MESSAGES_MAX_PAGE_SIZE", default=200)
+# A pending fetch returns at most this many messages per chat (the rest on the next fetch),
+# so one call never builds an unbounded reply.
+CHAT_PENDING_MAX_PER_CHAT = env.int("CHAT_PENDING_MAX_PER_CHAT", default=1000)
+CHAT_RECENT_CONTACTS = env.int("CHAT_RECENT_CONTACTS", default=100)
+CHAT_CONTACTS_LIMIT = env.int("CHAT_CONTACTS_LIMIT", default=20)  # autocomplete results
+CHAT_MESSAGE_RETENTION_DAYS = env.int("CHAT_MESSAGE_RETENTION_DAYS", default=30)
+CHAT_IDLE_DAYS = env.int("CHAT_IDLE_DAYS", default=90)
+# Retention visits this many chats per round trip and removes at most this many messages per
+# Redis call, so no call blocks Redis for long.
+CHAT_SWEEP_BATCH = env.int("CHAT_SWEEP_BATCH", default=500)
+CELERY_BEAT_SCHEDULE.update({
+    "purge-old-chat-messages": {
+        "task": "messaging.tasks.purge_old_chat_messages",
+        "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
+    },
+    "drop-idle-chats": {
+        "task": "messaging.tasks.drop_idle_chats",
+        "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
+    },
+})
+
+# --- Rules -------------------------------------------------------------------------------
+# Beat asks "which rules are due?" this often; each rule's own interval decides whether it runs.
+RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
+# A condition that persists is notified again only after this long (a reminder); when it
+# clears and comes back it is notified at once. Python rules may set their own.
+RULES_DEDUP_COOLDOWN_SECONDS = env.int("RULES_DEDUP_COOLDOWN_SECONDS", default=24 * 3600)
+# SQL rules: time limit per query, most rows read per run, and the database alias they read
+# (point it at a read-only user or a replica if the site has one).
+RULES_SQL_TIMEOUT_SECONDS = env.float("RULES_SQL_TIMEOUT_SECONDS", default=10.0)
+RULES_SQL_MAX_ROWS = env.int("RULES_SQL_MAX_ROWS", default=1000)
+RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
+# A run holds its rule this long at most, so a crashed worker never blocks the rule for good.
+RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
+# Names of Python rules that must not run on their own (run_rules --rule still runs them).
+RULES_DISABLED = env.list("RULES_DISABLED", default=[])
+CELERY_BEAT_SCHEDULE.update({
+    "run-due-rules": {
+        "task": "notifications.rules.tasks.run_due_rules",
+        "schedule": RULES_TICK_SECONDS,
+        # Ticks queued while no worker ran are dropped: the next tick finds what is due.
+        "options": {"expires": RULES_TICK_SECONDS},
+    },
+})
+# `manage.py demo` sets this: a pick wave every so often lowers demo bin stock (demo only).
+WMS_DEMO_PICK_WAVES = env.bool("WMS_DEMO_PICK_WAVES", default=False)
+if WMS_DEMO_PICK_WAVES:
+    CELERY_BEAT_SCHEDULE.update({
+        "demo-pick-wave": {
+            "task": "inventory.tasks.demo_pick_wave",
+            "schedule": env.float("WMS_DEMO_PICK_WAVE_SECONDS", default=20.0),
+            "options": {"expires": 20.0},
+        },
+    })
+
+# --- UI ----------------------------------------------------------------------------------
+# How often the warehouse page polls the API, and the longest it waits between retries while
+# the API is failing (it backs off exponentially from the poll interval up to this).
+UI_POLL_INTERVAL_SECONDS = env.float("UI_POLL_INTERVAL_SECONDS", default=10.0)
+UI_POLL_MAX_BACKOFF_SECONDS = env.float("UI_POLL_MAX_BACKOFF_SECONDS", default=60.0)
 
 # --- Product settings --------------------------------------------------------------------
 # Seconds a client may wait before retrying when Redis is unreachable (the 503's Retry-After).

@@ -1,12 +1,17 @@
-"""Top-level URLs: admin, REST API v1, OpenAPI schema and docs."""
+"""Top-level URLs: the warehouse UI, admin, REST API v1, OpenAPI schema and docs, i18n."""
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("notifications.api.urls")),
+    path("api/v1/", include("messaging.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("", include("web.urls")),
 ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
+from inventory.demo import load_demo_inventory
 from subscriptions.models import MessageType, Subscription, Warehouse
 
 DEMO_PASSWORD = "demo12345"
@@ -78,4 +79,7 @@ def load_demo_data() -> list[DemoLogin]:
     for message_type, warehouse, subscriber in wanted:
         Subscription.objects.get_or_create(message_type=message_type, warehouse=warehouse,
                                            **subscriber)
+    # Bins and stock for the rules example (a bin already negative after wave 8812) and the
+    # negative-stock rule as an SQL rule beside the Python one.
+    load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])
     return logins

@@ -1,0 +1,1 @@
+"""Chat: group and direct chats whose data lives only in Redis (see README, "Chat")."""

@@ -1,3 +1,5 @@
+"""Django app configuration of the chat."""
+
 from django.apps import AppConfig
 
 

@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from notifications.rules.models import SqlRule  # noqa: F401  (so Django sees the model)
+
 
 class NotificationPermissions(models.Model):
     """Holds the permissions of the notifications API; it has no table."""

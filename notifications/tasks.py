@@ -17,3 +17,7 @@ def expire_notifications() -> dict[str, int]:
         logger.info("Expiry sweep: %s", report)
     return {"notifications": report.notifications, "inbox_entries": report.inbox_entries,
             "read_marks": report.read_marks}
+
+
+# The rules task lives in notifications.rules; importing it here lets autodiscovery find it.
+from notifications.rules.tasks import run_due_rules  # noqa: E402, F401

@@ -81,6 +81,8 @@ class Command(BaseCommand):
     def _run_processes(self, base_dir: Path, host: str, port: int, redis_url: str) -> None:
         env = {**os.environ, "REDIS_URL": redis_url, "HOST": host, "PORT": str(port),
                "PYTHONUNBUFFERED": "1"}
+        # Beat then schedules the demo's pick waves, which keep driving bins negative.
+        env.setdefault("WMS_DEMO_PICK_WAVES", "1")
         # Run the tools of this very environment, whichever directory it was installed in.
         bin_dir = str(Path(sys.executable).parent)
         env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")

@@ -1,0 +1,52 @@
+"""Admin of the demo bins: edit stock by hand, or run a pick wave on selected bins."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from . import services
+from .models import Bin
+
+DEMO_PICK = 10
+
+
+class NegativeStockFilter(admin.SimpleListFilter):
+    title = "stock"
+    parameter_name = "stock"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+        return [("negative", "Negative (needs replenishment)"), ("ok", "Zero or more")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "negative":
+            return queryset.filter(stock__lt=0)
+        if self.value() == "ok":
+            return queryset.filter(stock__gte=0)
+        return queryset
+
+
+@admin.action(description=f"Pick wave: take {DEMO_PICK} from each selected bin")
+def pick_wave(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    by_warehouse: dict[int, dict[str, int]] = defaultdict(dict)
+    for warehouse_id, code in queryset.values_list("warehouse_id", "code"):
+        by_warehouse[warehouse_id][code] = DEMO_PICK
+    for warehouse_id, picks in by_warehouse.items():
+        wave = services.run_pick_wave(warehouse=warehouse_id, picks=picks)
+        negative = ", ".join(wave.negative) or "none"
+        modeladmin.message_user(request, f"Wave {wave.number}: picked from {len(picks)} bins; "
+                                         f"negative now: {negative}.", messages.SUCCESS)
+
+
+@admin.register(Bin)
+class BinAdmin(admin.ModelAdmin):
+    list_display = ["code", "warehouse", "stock", "last_wave", "updated_at"]
+    list_editable = ["stock"]
+    list_filter = [NegativeStockFilter, "warehouse"]
+    search_fields = ["code", "warehouse__code"]
+    list_select_related = ["warehouse"]
+    autocomplete_fields = ["warehouse"]
+    actions = [pick_wave]

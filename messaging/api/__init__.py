@@ -1,0 +1,1 @@
+"""The chat REST API (DRF), mounted under /api/v1/."""

@@ -1,0 +1,23 @@
+-- A member leaves; the last one out deletes every key of the chat.
+-- KEYS[1] meta (hash), KEYS[2] members (zset user -> seen id), KEYS[3] joined (hash),
+-- KEYS[4] msgs (zset id -> JSON), KEYS[5] seq (string)       -- messaging.keys.chat_keys()
+-- ARGV[1] the leaving user's id, ARGV[2] now in ms
+-- Returns false if they are not a member (or there is no such chat), else
+-- {1 if the chat is gone else 0, membership version, last activity in ms}.
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  return false
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+local ver = math.max(tonumber(ARGV[2]) * 1000,
+  tonumber(redis.call('HGET', KEYS[1], 'mver') or '0') + 1)
+local last = tonumber(redis.call('HGET', KEYS[1], 'last_ms') or '0')
+if redis.call('ZCARD', KEYS[2]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+  return {1, ver, last}
+end
+redis.call('HSET', KEYS[1], 'mver', string.format('%.0f', ver))
+-- The one who left may have been the last not to have seen some messages.
+local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
+return {0, ver, last}

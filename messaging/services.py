@@ -1,0 +1,252 @@
+"""Changing chats: create, open direct, send, read, pending fetch, join, leave, retention.
+
+Each function validates everything it can against the database first (nothing is written
+when it refuses), then runs one Lua script on the chat's keys, then updates the indexes that
+live outside the chat's hash slot (users' chat lists, the activity index, recent contacts).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+
+from . import keys, store
+from .domain import Chat, ChatNotFound, InvalidChatRequest, Message, PendingMessages, UserRef
+from .selectors import (
+    present_chats,
+    present_message,
+    present_messages,
+    require_chat_id,
+    stored_chat,
+)
+from .store import StoredChat
+
+DAY_MS = 24 * 60 * 60 * 1000
+
+# The clock of every chat write, swapped by tests to make messages and chats look old.
+timer: Callable[[], float] = time.time
+
+
+def now_ms() -> int:
+    return int(timer() * 1000)
+
+
+def _me(user: AbstractBaseUser) -> UserRef:
+    return UserRef(id=user.pk, username=user.get_username())
+
+
+def validate_body(body: str, field: str = "body") -> str:
+    """The body as given, if it is not blank and not too long."""
+    if not body.strip():
+        raise InvalidChatRequest(field, "A message cannot be empty.")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, which JSON's \ud800 escapes can carry
+        raise InvalidChatRequest(field, "A message must be valid Unicode text.") from None
+    limit = settings.CHAT_MESSAGE_MAX_LENGTH
+    if len(body) > limit:
+        raise InvalidChatRequest(field, f"A message can have at most {limit} characters "
+                                        f"(this one has {len(body)}).")
+    return body
+
+
+def _require_active_users(user_ids: Iterable[int], field: str) -> set[int]:
+    wanted = {int(pk) for pk in user_ids}
+    found = set(get_user_model().objects.filter(pk__in=wanted, is_active=True)
+                .values_list("pk", flat=True))
+    missing = sorted(wanted - found)
+    if missing:
+        listed = ", ".join(str(pk) for pk in missing)
+        raise InvalidChatRequest(field, f"No active user with id {listed}.")
+    return wanted
+
+
+def _touch_contacts(user: AbstractBaseUser, contact_ids: Iterable[int]) -> None:
+    keep = settings.CHAT_RECENT_CONTACTS
+    others = [pk for pk in dict.fromkeys(contact_ids) if pk != user.pk]
+    # More than the list keeps would only be trimmed again: that bounds the work per send.
+    store.touch_contacts(user_id=user.pk, contact_ids=others[:keep], keep=keep)
+
+
+# --- Creating and opening chats -----------------------------------------------------------------
+
+
+def chat_create_group(*, creator: AbstractBaseUser, member_ids: Iterable[int],
+                      message: str) -> Chat:
+    """A new group chat of the creator and these users, `message` its first message."""
+    validate_body(message, field="message")
+    others = {int(pk) for pk in member_ids} - {creator.pk}
+    if not others:
+        raise InvalidChatRequest("members", "A group chat needs at least one other member.")
+    limit = settings.CHAT_MAX_MEMBERS
+    if len(others) + 1 > limit:
+        raise InvalidChatRequest("members", f"A chat can have at most {limit} members.")
+    _require_active_users(others, field="members")
+
+    chat_id = f"g-{secrets.token_hex(8)}"
+    everyone = sorted(others | {creator.pk})
+    at = now_ms()
+    version, first = store.create_group(chat_id=chat_id, creator_id=creator.pk,
+                                        member_ids=everyone, body=message, now_ms=at)
+    store.index_chat(chat_id=chat_id, user_ids=everyone, version=version, activity_ms=at)
+    _touch_contacts(creator, sorted(others))
+    # The creator's view is known without asking Redis again: they have seen their message.
+    return present_chats([StoredChat(id=chat_id, kind="group", member_ids=tuple(everyone),
+                                     unread=0, last_message=first,
+                                     last_activity_ms=first.sent_ms)])[0]
+
+
+def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
+    """The one direct chat of the pair, created on first use; both are members afterwards."""
+    other_id = int(other_id)
+    if other_id == user.pk:
+        raise InvalidChatRequest("user", "A direct chat needs another user than yourself.")
+    _require_active_users([other_id], field="user")
+    chat_id = keys.direct_chat_id(user.pk, other_id)
+    at = now_ms()
+    joined, version = store.open_direct(chat_id=chat_id, user_id=user.pk, other_id=other_id,
+                                        now_ms=at)
+    # Re-adding both costs nothing and repairs an entry a lost index write left out.
+    store.index_chat(chat_id=chat_id, user_ids=[user.pk, other_id], version=version,
+                     activity_ms=at if joined else None)
+    _touch_contacts(user, [other_id])
+    return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
+
+
+# --- Messages -----------------------------------------------------------------------------------
+
+
+def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
+    """Send to a chat the user is a member of; the message gets the chat's next id.
+
+    The sender's own message counts as seen by them when they had seen everything before it.
+    """
+    require_chat_id(chat_id)
+    validate_body(body)
+    sent = store.send(chat_id=chat_id, sender_id=user.pk, body=body, now_ms=now_ms())
+    if sent is None:
+        raise ChatNotFound(chat_id)
+    message, member_ids = sent
+    store.touch_activity(chat_id=chat_id, activity_ms=message.sent_ms)
+    _touch_contacts(user, member_ids)
+    return present_message(message, {user.pk: _me(user)})
+
+
+def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
+    """Mark the chat's messages up to `up_to` seen; returns how many remain unread."""
+    outcome = store.mark_read(chat_id=require_chat_id(chat_id), user_id=user.pk, up_to=up_to)
+    if outcome is None:
+        raise ChatNotFound(chat_id)
+    if outcome.unread is None:
+        raise InvalidChatRequest("up_to", f"There is no message {up_to} in this chat yet "
+                                          f"(the last is {outcome.last_id}).")
+    return outcome.unread
+
+
+def messages_fetch_pending(*, user: AbstractBaseUser) -> list[PendingMessages]:
+    """Every unseen message in all the user's chats (up to CHAT_PENDING_MAX_PER_CHAT per
+    chat per call), marking them seen. Two Redis round trips however many chats."""
+    entries = store.chat_ids_of(user.pk)
+    found = store.fetch_pending(user_id=user.pk, chat_ids=[chat for chat, _ in entries],
+                                limit_per_chat=settings.CHAT_PENDING_MAX_PER_CHAT)
+    store.drop_stale(user_id=user.pk,
+                     entries=[e for e, msgs in zip(entries, found, strict=True) if msgs is None])
+    batches = [msgs for msgs in found if msgs]
+    presented = present_messages([m for msgs in batches for m in msgs])
+    results, start = [], 0
+    for msgs in batches:
+        results.append(PendingMessages(chat=msgs[0].chat_id,
+                                       messages=tuple(presented[start:start + len(msgs)])))
+        start += len(msgs)
+    return results
+
+
+# --- Membership -----------------------------------------------------------------------------------
+
+
+def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int) -> Chat:
+    """Add a user to a group chat the acting user belongs to (a no-op for a member)."""
+    require_chat_id(chat_id)
+    [new_member_id] = _require_active_users([new_member_id], field="user")
+    at = now_ms()
+    outcome = store.add_member(chat_id=chat_id, actor_id=user.pk, user_id=new_member_id,
+                               now_ms=at, max_members=settings.CHAT_MAX_MEMBERS)
+    if outcome is None:
+        raise ChatNotFound(chat_id)
+    if outcome.status == "direct":
+        raise InvalidChatRequest("user", "Members can only be added to group chats.")
+    if outcome.status == "full":
+        raise InvalidChatRequest(
+            "user", f"This chat already has the most members allowed "
+                    f"({settings.CHAT_MAX_MEMBERS}).")
+    if outcome.status == "added":
+        store.index_chat(chat_id=chat_id, user_ids=[new_member_id], version=outcome.version,
+                         activity_ms=at)
+        _touch_contacts(user, [new_member_id])
+    return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
+
+
+def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
+    """Leave a chat; the last member out deletes it with all its messages."""
+    outcome = store.leave(chat_id=require_chat_id(chat_id), user_id=user.pk, now_ms=now_ms())
+    if outcome is None:
+        raise ChatNotFound(chat_id)
+    store.unindex_chat(chat_id=chat_id, user_ids=[user.pk], version=outcome.version,
+                       activity_ms=outcome.last_activity_ms if outcome.deleted else None)
+
+
+# --- Retention (Celery beat) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    chats: int
+    removed: int
+
+    def __str__(self) -> str:
+        return f"{self.removed} removed from {self.chats} chats"
+
+
+def messages_purge_old(*, at_ms: int | None = None) -> SweepReport:
+    """Remove messages older than CHAT_MESSAGE_RETENTION_DAYS from every chat.
+
+    Chats are visited a batch at a time and each script call removes at most a batch of
+    messages, so no single Redis call runs long however much there is to remove.
+    """
+    cutoff = (now_ms() if at_ms is None else at_ms) - settings.CHAT_MESSAGE_RETENTION_DAYS * DAY_MS
+    batch = settings.CHAT_SWEEP_BATCH
+    touched: set[str] = set()
+    removed = 0
+    for page in store.scan_chat_ids(batch):
+        todo = page
+        while todo:
+            results = store.purge_old(chat_ids=todo, cutoff_ms=cutoff, batch=batch)
+            touched.update(chat for chat, (n, _more) in zip(todo, results, strict=True) if n)
+            removed += sum(n for n, _more in results)
+            # Chats with a full batch removed may hold more: they go round again.
+            todo = [chat for chat, (_n, more) in zip(todo, results, strict=True) if more]
+    return SweepReport(chats=len(touched), removed=removed)
+
+
+def chats_drop_idle(*, at_ms: int | None = None) -> int:
+    """Delete chats nobody has touched for CHAT_IDLE_DAYS, a batch at a time; returns how many."""
+    cutoff = (now_ms() if at_ms is None else at_ms) - settings.CHAT_IDLE_DAYS * DAY_MS
+    batch = settings.CHAT_SWEEP_BATCH
+    dropped = 0
+    # Every round removes or re-scores each candidate it saw, so the loop ends; the bound
+    # only guards against a clock gone wild re-nominating the same chats.
+    for _round in range(10_000):
+        candidates = store.idle_candidates(cutoff_ms=cutoff, batch=batch)
+        if not candidates:
+            break
+        indexed = dict(candidates)
+        outcomes = store.drop_idle(chat_ids=list(indexed), cutoff_ms=cutoff)
+        store.reindex_after_idle_sweep(outcomes, indexed)
+        dropped += sum(1 for o in outcomes if o.status == "deleted")
+    return dropped

@@ -1,0 +1,133 @@
+"""Admin of SQL rules: write the query, see the last run, dry-run (preview) or run them now."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from subscriptions.models import Warehouse
+
+from .rules import runner
+from .rules.models import SqlRule
+from .rules.runner import RuleRun
+
+DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
+
+
+class LastRunFilter(admin.SimpleListFilter):
+    title = "last run"
+    parameter_name = "last_run"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+        return [("failed", "Failed"), ("ok", "Succeeded"), ("never", "Never ran")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "failed":
+            return queryset.exclude(last_error="")
+        if self.value() == "ok":
+            return queryset.filter(last_run_at__isnull=False, last_error="")
+        if self.value() == "never":
+            return queryset.filter(last_run_at__isnull=True)
+        return queryset
+
+
+@admin.register(SqlRule)
+class SqlRuleAdmin(admin.ModelAdmin):
+    list_display = ["name", "message_type", "interval_seconds", "is_active", "last_run_at",
+                    "last_result_count", "last_run_ok", "short_error"]
+    list_filter = ["is_active", LastRunFilter, "message_type"]
+    search_fields = ["name", "description", "query", "message_type__code"]
+    list_select_related = ["message_type"]
+    autocomplete_fields = ["message_type"]
+    readonly_fields = ["last_run_at", "last_result_count", "last_error"]
+    fieldsets = [
+        (None, {"fields": ["name", "description", "message_type", "interval_seconds",
+                           "is_active"]}),
+        ("Query", {"fields": ["query"]}),
+        ("Last run", {"fields": ["last_run_at", "last_result_count", "last_error"]}),
+    ]
+    formfield_overrides = {
+        models.TextField: {"widget": forms.Textarea(attrs={"rows": 4, "cols": 100})},
+    }
+    actions = ["dry_run", "run_now", "activate", "deactivate"]
+    change_form_template = "admin/notifications/sqlrule/change_form.html"
+
+    def formfield_for_dbfield(self, db_field: models.Field, request: HttpRequest,
+                              **kwargs: object) -> forms.Field | None:
+        if db_field.name == "query":
+            kwargs["widget"] = forms.Textarea(attrs={
+                "rows": 14, "cols": 100, "spellcheck": "false",
+                "style": "font-family: monospace; width: 100%;",
+            })
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="OK", boolean=True)
+    def last_run_ok(self, rule: SqlRule) -> bool | None:
+        return None if rule.last_run_at is None else not rule.last_error
+
+    @admin.display(description="Last error")
+    def short_error(self, rule: SqlRule) -> str:
+        error = rule.last_error
+        return error if len(error) <= 80 else error[:79] + "…"
+
+    @admin.action(description="Dry run: preview the alerts, send nothing", permissions=["view"])
+    def dry_run(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
+        runs = runner.preview_sql_rules(queryset.select_related("message_type"))
+        return self._dry_run_page(request, runs)
+
+    @admin.action(description="Run now (send the alerts)", permissions=["change"])
+    def run_now(self, request: HttpRequest, queryset: QuerySet) -> None:
+        rules = runner.sql_rules(queryset.select_related("message_type"))
+        for run in runner.run_rules(rules):
+            level = messages.SUCCESS if run.ok and not run.skipped else messages.WARNING
+            self.message_user(request, run.summary(), level)
+
+    @admin.action(description="Activate selected", permissions=["change"])
+    def activate(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self.message_user(request, f"Activated {queryset.update(is_active=True)}.")
+
+    @admin.action(description="Deactivate selected", permissions=["change"])
+    def deactivate(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
+
+    def get_urls(self) -> list:
+        preview = path("<int:pk>/dry-run/", self.admin_site.admin_view(self.dry_run_view),
+                       name="notifications_sqlrule_dry_run")
+        return [preview, *super().get_urls()]
+
+    def dry_run_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The dry run of one rule, linked from its change page."""
+        rule = get_object_or_404(SqlRule.objects.select_related("message_type"), pk=pk)
+        if not self.has_view_permission(request, rule):
+            raise PermissionDenied
+        return self._dry_run_page(request, runner.preview_sql_rules([rule]))
+
+    def _dry_run_page(self, request: HttpRequest, runs: list[RuleRun]) -> HttpResponse:
+        warehouse_ids = {o.alert.warehouse_id for run in runs for o in run.outcomes}
+        codes = dict(Warehouse.objects.filter(pk__in=warehouse_ids).values_list("pk", "code"))
+        previews = [{
+            "run": run,
+            "change_url": reverse("admin:notifications_sqlrule_change",
+                                  args=[run.rule.id.removeprefix("sql:")]),
+            "rows": [{
+                "warehouse": codes.get(o.alert.warehouse_id, f"#{o.alert.warehouse_id} (unknown)"),
+                "key": o.alert.key, "title": o.alert.title, "body": o.alert.body,
+                "data": json.dumps(o.alert.data, ensure_ascii=False), "status": o.status,
+            } for o in run.outcomes],
+        } for run in runs]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Dry run of SQL rules",
+            "opts": self.model._meta,
+            "previews": previews,
+        }
+        return TemplateResponse(request, DRY_RUN_TEMPLATE, context)

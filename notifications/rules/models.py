@@ -1,0 +1,63 @@
+"""The SqlRule model: a rule written as one read-only SELECT in the admin, for non-programmers."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+
+from subscriptions.models import MessageType
+
+from .sql import SqlRuleError, validate
+
+QUERY_HELP = (
+    "One read-only SELECT returning the columns warehouse_id, title and body, and optionally "
+    "key (the condition: the same key is not notified again while it persists; default: the "
+    "title) and data (a JSON object as text). Every row is one notification. Example: "
+    "SELECT warehouse_id, 'Replenish ' || code AS title, 'Stock is ' || stock AS body, "
+    "code AS key FROM inventory_bin WHERE stock < 0"
+)
+
+
+class SqlRule(models.Model):
+    """A rule written in SQL. The runner (notifications.rules.runner) runs it when it is due."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True, help_text="What the rule is for, for colleagues.")
+    # PROTECT: deleting a message type must not silently delete the rules that raise it.
+    message_type = models.ForeignKey(MessageType, on_delete=models.PROTECT,
+                                     related_name="sql_rules")
+    query = models.TextField(help_text=QUERY_HELP)
+    interval_seconds = models.PositiveIntegerField(
+        default=60, validators=[MinValueValidator(5)], help_text="Run at most this often."
+    )
+    is_active = models.BooleanField(default=True)
+    last_run_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_result_count = models.PositiveIntegerField(
+        null=True, blank=True, editable=False, help_text="Rows the last run's query returned."
+    )
+    last_error = models.TextField(blank=True, editable=False)
+
+    class Meta:
+        app_label = "notifications"
+        ordering = ["name"]
+        verbose_name = "SQL rule"
+        verbose_name_plural = "SQL rules"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def rule_id(self) -> str:
+        """The id under which the runner keeps its Redis state (stable when renamed)."""
+        return f"sql:{self.pk}"
+
+    def clean(self) -> None:
+        """Refuse a query that is not one read-only SELECT, does not run, or lacks columns."""
+        super().clean()
+        if not self.query:
+            return
+        try:
+            validate(self.query)
+        except SqlRuleError as exc:
+            raise ValidationError({"query": str(exc)}) from exc

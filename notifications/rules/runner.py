@@ -1,0 +1,420 @@
+"""Running rules: which are due, collecting their alerts, de-duplicating, publishing, recording.
+
+The Celery task, the `run_rules` command and the admin all come here; none of them holds logic.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from django.conf import settings
+
+from config.redis import REDIS_UNAVAILABLE
+from config.timestamps import ms_to_datetime, now_ms
+from notifications.services import PublishError, publish
+from subscriptions.models import Warehouse
+
+from . import sql, store
+from .base import Alert, Rule, registry
+from .models import SqlRule
+
+logger = logging.getLogger(__name__)
+
+# Beat ticks and run start times jitter by milliseconds: without this slack a rule whose
+# interval equals the tick would be found "not yet due" by a hair and run every other tick.
+DUE_SLACK_MS = 1000
+
+
+class RuleKind(StrEnum):
+    PYTHON = "python"
+    SQL = "sql"
+
+
+class AlertStatus(StrEnum):
+    SENT = "sent"
+    DUPLICATE = "duplicate"  # already notified, and its condition persists
+    FAILED = "failed"
+    WOULD_SEND = "would send"  # dry run
+
+
+@dataclass(frozen=True)
+class AlertOutcome:
+    alert: Alert
+    status: AlertStatus
+    recipients: int = 0
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What the runner needs to know of a rule, Python or SQL."""
+
+    id: str  # "py:<name>" or "sql:<pk>": names its state in Redis
+    name: str
+    kind: RuleKind
+    message_type: str
+    interval_seconds: int
+    cooldown_seconds: int
+    is_active: bool
+    last_run_ms: int | None
+    description: str = ""
+
+    def is_due(self, at_ms: int) -> bool:
+        """A rule that never ran is due; otherwise once its interval has passed."""
+        if self.last_run_ms is None:
+            return True
+        return at_ms - self.last_run_ms >= self.interval_seconds * 1000 - DUE_SLACK_MS
+
+
+@dataclass(frozen=True)
+class RuleRun:
+    """The result of running one rule once."""
+
+    rule: RuleInfo
+    started_ms: int
+    elapsed_ms: float = 0.0
+    dry_run: bool = False
+    alert_count: int | None = None  # None: the rule failed before yielding its alerts
+    outcomes: tuple[AlertOutcome, ...] = ()
+    error: str = ""
+    warning: str = ""
+    skipped: str = ""
+
+    def count(self, status: AlertStatus) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    @property
+    def sent(self) -> int:
+        return self.count(AlertStatus.SENT)
+
+    @property
+    def duplicates(self) -> int:
+        return self.count(AlertStatus.DUPLICATE)
+
+    @property
+    def failed(self) -> int:
+        return self.count(AlertStatus.FAILED)
+
+    @property
+    def would_send(self) -> int:
+        return self.count(AlertStatus.WOULD_SEND)
+
+    @property
+    def recipients(self) -> int:
+        return sum(o.recipients for o in self.outcomes)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and not self.failed
+
+    def problem(self) -> str:
+        """What went wrong, in one message for people (empty when nothing did)."""
+        parts = [self.error] if self.error else []
+        if self.failed:
+            errors = list(dict.fromkeys(o.error for o in self.outcomes if o.error))
+            parts.append(f"{self.failed} of {len(self.outcomes)} alerts could not be sent: "
+                         + "; ".join(errors[:3]))
+        if self.warning:
+            parts.append(self.warning)
+        return " ".join(parts)
+
+    def summary(self) -> str:
+        """One line: the rule, and what happened to its alerts."""
+        head = f"{self.rule.name} ({self.rule.kind}, {self.rule.message_type})"
+        if self.skipped:
+            return f"{head}: skipped, {self.skipped}"
+        if self.alert_count is None:
+            return f"{head}: FAILED: {self.error} [{self.elapsed_ms:.0f} ms]"
+        if self.dry_run:
+            counts = f"{self.would_send} would be sent, {self.duplicates} already notified"
+        else:
+            counts = (f"{self.sent} sent to {self.recipients} inboxes, {self.duplicates} "
+                      f"already notified, {self.failed} failed")
+        text = f"{head}: {plural(self.alert_count, 'alert')}: {counts} [{self.elapsed_ms:.0f} ms]"
+        if self.error:
+            text += f"; FAILED: {self.error}"
+        if self.warning:
+            text += f"; {self.warning}"
+        return text
+
+
+class RunnableRule(ABC):
+    """A rule as the runner sees it: its info, how to collect its alerts, where to record a run."""
+
+    info: RuleInfo
+
+    @abstractmethod
+    def collect(self) -> tuple[list[Alert], str]:
+        """The rule's alerts now, and a warning for people (or "")."""
+
+    @abstractmethod
+    def record(self, run: RuleRun) -> None:
+        """Remember the run (its start is the rule's last run)."""
+
+
+class PythonRule(RunnableRule):
+    def __init__(self, rule: type[Rule], *, last_run_ms: int | None) -> None:
+        self.rule = rule
+        self.info = RuleInfo(
+            id=f"py:{rule.name}", name=rule.name, kind=RuleKind.PYTHON,
+            message_type=rule.message_type, interval_seconds=rule.interval_seconds,
+            cooldown_seconds=rule.effective_cooldown(), is_active=rule.is_enabled(),
+            last_run_ms=last_run_ms, description=rule.description or (rule.__doc__ or "").strip(),
+        )
+
+    def collect(self) -> tuple[list[Alert], str]:
+        alerts = list(self.rule().alerts())
+        for alert in alerts:
+            if not isinstance(alert, Alert):
+                raise TypeError(f"alerts() yielded {type(alert).__name__}, not an Alert.")
+        return alerts, ""
+
+    def record(self, run: RuleRun) -> None:
+        store.set_last_run(self.info.id, run.started_ms)
+
+
+class SqlRuleRunnable(RunnableRule):
+    def __init__(self, rule: SqlRule) -> None:
+        self.rule = rule
+        last_run = rule.last_run_at
+        self.info = RuleInfo(
+            id=rule.rule_id, name=rule.name, kind=RuleKind.SQL,
+            message_type=rule.message_type.code, interval_seconds=rule.interval_seconds,
+            cooldown_seconds=int(settings.RULES_DEDUP_COOLDOWN_SECONDS),
+            is_active=rule.is_active,
+            last_run_ms=None if last_run is None else int(last_run.timestamp() * 1000),
+            description=rule.description,
+        )
+
+    def collect(self) -> tuple[list[Alert], str]:
+        result = sql.run_query(self.rule.query)
+        warning = ""
+        if result.truncated:
+            warning = (f"The query returned more than {len(result.rows)} rows; only the first "
+                       f"{len(result.rows)} were used (RULES_SQL_MAX_ROWS).")
+        return sql.rows_to_alerts(result), warning
+
+    def record(self, run: RuleRun) -> None:
+        # update(), not save(): an admin editing the rule meanwhile keeps their changes.
+        SqlRule.objects.filter(pk=self.rule.pk).update(
+            last_run_at=ms_to_datetime(run.started_ms),
+            last_result_count=run.alert_count,
+            last_error=run.problem(),
+        )
+
+
+class RuleNotFound(LookupError):
+    pass
+
+
+def python_rules() -> list[PythonRule]:
+    classes = registry.all()
+    last = store.last_runs([f"py:{rule.name}" for rule in classes])
+    return [PythonRule(rule, last_run_ms=last.get(f"py:{rule.name}")) for rule in classes]
+
+
+def sql_rules(rules: Iterable[SqlRule] | None = None) -> list[SqlRuleRunnable]:
+    if rules is None:
+        rules = SqlRule.objects.select_related("message_type")
+    return [SqlRuleRunnable(rule) for rule in rules]
+
+
+def all_rules() -> list[RunnableRule]:
+    return [*python_rules(), *sql_rules()]
+
+
+def due_rules(*, at_ms: int | None = None) -> list[RunnableRule]:
+    """Active rules whose interval has passed since their last run (or that never ran)."""
+    at = now_ms() if at_ms is None else at_ms
+    return [rule for rule in all_rules() if rule.info.is_active and rule.info.is_due(at)]
+
+
+def find_rule(name: str) -> RunnableRule:
+    """A rule by name; `py:<name>` or `sql:<name>` when a Python and an SQL rule share it."""
+    kind, _, bare = name.partition(":")
+    if kind in ("py", "sql") and bare:
+        candidates: list[RunnableRule] = (
+            list(python_rules()) if kind == "py" else list(sql_rules())
+        )
+        name = bare
+    else:
+        candidates = all_rules()
+    found = [rule for rule in candidates if rule.info.name == name]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise RuleNotFound(f"A Python rule and an SQL rule are both named {name!r}: "
+                           f"say py:{name} or sql:{name}.")
+    known = ", ".join(sorted(rule.info.name for rule in all_rules())) or "none"
+    raise RuleNotFound(f"No rule is named {name!r}. Rules: {known}.")
+
+
+def run_rule(rule: RunnableRule, *, dry_run: bool = False) -> RuleRun:
+    """Run one rule now: collect, de-duplicate, publish (or, dry, only say what would be sent).
+
+    The rule's own failures do not raise: they come back in `RuleRun.error` and, for a real
+    run, in the rule's record (last_error of an SQL rule; the log for a Python rule). A dry
+    run writes nothing anywhere.
+    """
+    info = rule.info
+    started = now_ms()
+    clock = time.perf_counter()
+    token = None
+    alerts: list[Alert] | None = None
+    outcomes: tuple[AlertOutcome, ...] = ()
+    error = warning = ""
+    try:
+        if not dry_run:
+            token = store.acquire_lock(info.id, ttl_seconds=settings.RULES_LOCK_SECONDS)
+            if token is None:
+                return RuleRun(rule=info, started_ms=started,
+                               skipped="another run of this rule is still in progress")
+        alerts, warning = rule.collect()
+        outcomes = (_preview(info, alerts, at_ms=started) if dry_run
+                    else _deliver(info, alerts, at_ms=started))
+    except sql.SqlRuleError as exc:
+        error = str(exc)
+        logger.warning("Rule %s failed: %s", info.name, error)
+    except Exception as exc:
+        error = _describe(exc)
+        logger.exception("Rule %s failed", info.name)
+    finally:
+        if token is not None:
+            _release(info.id, token)
+    run = RuleRun(
+        rule=info, started_ms=started, elapsed_ms=(time.perf_counter() - clock) * 1000,
+        dry_run=dry_run, alert_count=None if alerts is None else len(alerts),
+        outcomes=outcomes, error=error, warning=warning,
+    )
+    if not dry_run:
+        rule.record(run)
+    return run
+
+
+def run_rules(rules: Sequence[RunnableRule], *, dry_run: bool = False) -> list[RuleRun]:
+    """Run each rule; one that fails (even in recording its run) does not stop the others."""
+    runs = []
+    for rule in rules:
+        try:
+            runs.append(run_rule(rule, dry_run=dry_run))
+        except Exception as exc:
+            logger.exception("Running rule %s failed", rule.info.name)
+            runs.append(RuleRun(rule=rule.info, started_ms=now_ms(), dry_run=dry_run,
+                                error=_describe(exc)))
+    return runs
+
+
+def run_due_rules(*, dry_run: bool = False) -> list[RuleRun]:
+    """What Celery beat runs: every active rule that is due."""
+    return run_rules(due_rules(), dry_run=dry_run)
+
+
+def preview_sql_rules(rules: Iterable[SqlRule]) -> list[RuleRun]:
+    """Dry runs of SQL rules (the admin's action), active or not."""
+    return run_rules(sql_rules(rules), dry_run=True)
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _unique(alerts: Sequence[Alert]) -> tuple[dict[int, list[str]], set[int]]:
+    """Alert keys per warehouse, and the positions of alerts repeating an earlier one's key."""
+    keys: dict[int, list[str]] = defaultdict(list)
+    seen: set[tuple[int, str]] = set()
+    repeats = set()
+    for position, alert in enumerate(alerts):
+        pair = (alert.warehouse_id, alert.key)
+        if pair in seen:
+            repeats.add(position)
+        else:
+            seen.add(pair)
+            keys[alert.warehouse_id].append(alert.key)
+    return keys, repeats
+
+
+def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[AlertOutcome, ...]:
+    keys, repeats = _unique(alerts)
+    # Every warehouse is reconciled, also those where the rule yields nothing any more: that
+    # is how their conditions count as cleared.
+    wanted = {warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)}
+    wanted.update(keys)
+    due = store.claim_due(info.id, now_ms=at_ms, cooldown_seconds=info.cooldown_seconds,
+                          abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
+                          keys_by_warehouse=wanted)
+    outcomes = []
+    sent: dict[int, list[str]] = defaultdict(list)
+    failed: dict[int, list[str]] = defaultdict(list)
+    try:
+        for position, alert in enumerate(alerts):
+            if position in repeats or alert.key not in due.get(alert.warehouse_id, ()):
+                outcomes.append(AlertOutcome(alert, AlertStatus.DUPLICATE))
+                continue
+            try:
+                result = publish(message_type=info.message_type, warehouse=alert.warehouse_id,
+                                 title=alert.title, body=alert.body, data=alert.data,
+                                 ttl_seconds=alert.ttl_seconds)
+            except REDIS_UNAVAILABLE:
+                raise  # the rest would fail too; their claims lapse and are sent next time
+            except Exception as exc:
+                failed[alert.warehouse_id].append(alert.key)
+                outcomes.append(AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc)))
+            else:
+                sent[alert.warehouse_id].append(alert.key)
+                outcomes.append(AlertOutcome(alert, AlertStatus.SENT,
+                                             recipients=result.recipients))
+    finally:
+        for warehouse_id, sent_keys in sent.items():
+            store.confirm_sent(info.id, warehouse_id, sent_keys, now_ms=at_ms,
+                               cooldown_seconds=info.cooldown_seconds)
+        for warehouse_id, failed_keys in failed.items():
+            store.unclaim(info.id, warehouse_id, failed_keys)
+    return tuple(outcomes)
+
+
+def _preview(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[AlertOutcome, ...]:
+    keys, repeats = _unique(alerts)
+    try:
+        marks = {warehouse_id: store.marks(info.id, warehouse_id, warehouse_keys)
+                 for warehouse_id, warehouse_keys in keys.items()}
+    except REDIS_UNAVAILABLE:
+        marks = {}  # still worth showing the alerts; none can be told apart as already sent
+    outcomes = []
+    for position, alert in enumerate(alerts):
+        mark = marks.get(alert.warehouse_id, {}).get(alert.key)
+        fresh = position not in repeats and _is_due(mark, info.cooldown_seconds, at_ms)
+        outcomes.append(AlertOutcome(alert, AlertStatus.WOULD_SEND if fresh
+                                     else AlertStatus.DUPLICATE))
+    return tuple(outcomes)
+
+
+def _is_due(mark: int | None, cooldown_seconds: int, at_ms: int) -> bool:
+    """The rule of lua/dedup.lua, for dry runs, which must not claim anything."""
+    if mark is None or cooldown_seconds <= 0:
+        return True
+    if mark < 0:
+        return at_ms + mark >= int(settings.RULES_LOCK_SECONDS) * 1000
+    return at_ms - mark >= cooldown_seconds * 1000
+
+
+def _release(rule_id: str, token: str) -> None:
+    try:
+        store.release_lock(rule_id, token)
+    except REDIS_UNAVAILABLE:
+        logger.warning("Could not release the lock of rule %s; it lapses by itself", rule_id)
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, PublishError):
+        return exc.message
+    if isinstance(exc, sql.SqlRuleError):
+        return str(exc)
+    if isinstance(exc, REDIS_UNAVAILABLE):
+        return f"Redis is unavailable: {exc}"
+    return f"{type(exc).__name__}: {exc}"

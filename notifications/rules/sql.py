@@ -1,0 +1,258 @@
+"""SQL rules: checking that a query is one read-only SELECT, and running it read-only, time-limited.
+
+Defence in depth, because the query is typed by people in the admin:
+1. `check_query` parses the text (sqlparse) and refuses anything but a single SELECT (or
+   WITH ... SELECT): no INSERT/UPDATE/DELETE, DDL, PRAGMA, ATTACH, SELECT INTO, FOR UPDATE,
+   several statements. It runs when the rule is saved and again before every run.
+2. The query runs wrapped as a sub-query (`SELECT * FROM (<query>) AS rule_rows`), which the
+   database refuses to parse if it is not a query.
+3. It runs read-only: on SQLite with `PRAGMA query_only` set on the connection for the duration
+   (Python's sqlite3 also runs one statement per call), on PostgreSQL inside a
+   `READ ONLY` transaction (savepoint) that is always rolled back.
+4. It has a time limit: SQLite's progress handler aborts it after the deadline, PostgreSQL's
+   `SET LOCAL statement_timeout` cancels it.
+Sites should still point SQL rules at a database user that can only read (RULES_SQL_DATABASE).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import sqlparse
+from django.conf import settings
+from django.db import DatabaseError, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from sqlparse import tokens as T
+
+from .base import ALERT_KEY_MAX_LENGTH, Alert
+
+REQUIRED_COLUMNS = ("warehouse_id", "title", "body")
+OPTIONAL_COLUMNS = ("key", "data")
+COLUMNS_HELP = ("A rule's query returns the columns warehouse_id, title and body, and optionally "
+                "key and data (JSON text); name them with AS.")
+
+# Keywords with no business inside a read-only SELECT (sqlparse marks DML and DDL keywords
+# itself; statements such as PRAGMA or ATTACH are not SELECTs, so the statement type catches
+# them). INTO catches SELECT ... INTO new_table, SHARE the row locks of FOR SHARE.
+FORBIDDEN_KEYWORDS = frozenset({
+    "ATTACH", "DETACH", "PRAGMA", "VACUUM", "INTO", "COPY", "LOCK", "SHARE", "BEGIN", "COMMIT",
+    "ROLLBACK", "SAVEPOINT", "RELEASE",
+})
+ALLOWED_DML = frozenset({"SELECT"})
+# PostgreSQL's code for a statement cancelled by statement_timeout.
+PG_QUERY_CANCELED = "57014"
+# The SQLite progress handler runs every this many virtual machine instructions: often enough to
+# stop within milliseconds of the deadline, rarely enough to cost nothing measurable.
+SQLITE_PROGRESS_STEPS = 1000
+
+
+class SqlRuleError(ValueError):
+    """A query that may not or could not run, with a message for the person who wrote it."""
+
+
+class SqlRuleTimeout(SqlRuleError):
+    """The query ran past the time limit and was stopped."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+    truncated: bool
+
+
+def check_query(query: str) -> str:
+    """The query without trailing semicolons, if it is one read-only SELECT; else SqlRuleError."""
+    text = (query or "").strip()
+    while text.endswith(";"):
+        text = text[:-1].rstrip()
+    if not text:
+        raise SqlRuleError("The query is empty.")
+    statements = [s for s in sqlparse.parse(text) if s.token_first(skip_cm=True, skip_ws=True)]
+    if len(statements) != 1:
+        raise SqlRuleError("Only one statement is allowed: remove the extra statements "
+                           "(a ';' inside the query ends a statement).")
+    statement = statements[0]
+    for token in statement.flatten():
+        word = token.normalized.upper()
+        if token.ttype in T.Keyword.DML and word not in ALLOWED_DML:
+            raise SqlRuleError(f"{word} is not allowed: a rule's query may only read (SELECT).")
+        if token.ttype in T.Keyword.DDL:
+            raise SqlRuleError(f"{word} is not allowed: a rule's query may not change the "
+                               f"schema; it may only read (SELECT).")
+        if token.ttype in T.Keyword and word in FORBIDDEN_KEYWORDS:
+            raise SqlRuleError(f"{word} is not allowed in a rule's query: it may only read "
+                               f"(a single SELECT).")
+    if statement.get_type() != "SELECT":
+        raise SqlRuleError("The query must be a SELECT (or WITH ... SELECT).")
+    return text
+
+
+def check_columns(columns: Sequence[str]) -> None:
+    """Raise SqlRuleError unless the columns are the ones a rule's query returns."""
+    seen = [c.lower() for c in columns]
+    duplicates = sorted({c for c in seen if seen.count(c) > 1})
+    if duplicates:
+        raise SqlRuleError(f"Column names repeat: {', '.join(duplicates)}. {COLUMNS_HELP}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in seen]
+    if missing:
+        raise SqlRuleError(f"The query does not return {_and(missing)}. {COLUMNS_HELP}")
+    unknown = [c for c in seen if c not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
+    if unknown:
+        raise SqlRuleError(f"Unexpected columns: {', '.join(unknown)}. {COLUMNS_HELP}")
+
+
+def validate(query: str, *, using: str | None = None, timeout: float | None = None) -> None:
+    """What saving a rule checks: one read-only SELECT that runs and returns the right columns.
+
+    The query runs read-only with LIMIT 0, so this costs a plan, not a scan.
+    """
+    text = check_query(query)
+    result = execute_read_only(f"SELECT * FROM ({text}\n) AS rule_rows LIMIT 0",
+                               using=using, timeout=timeout, max_rows=0)
+    check_columns(result.columns)
+
+
+def run_query(query: str, *, using: str | None = None, timeout: float | None = None,
+              max_rows: int | None = None) -> QueryResult:
+    """Check the query again and run it read-only within the time limit (no more rows than
+    RULES_SQL_MAX_ROWS are read)."""
+    text = check_query(query)
+    # On the query's own first line, so the database's "LINE n" in errors matches the rule's.
+    result = execute_read_only(f"SELECT * FROM ({text}\n) AS rule_rows",
+                               using=using, timeout=timeout, max_rows=max_rows)
+    check_columns(result.columns)
+    return result
+
+
+def execute_read_only(sql: str, *, using: str | None = None, timeout: float | None = None,
+                      max_rows: int | None = None) -> QueryResult:
+    """Run one statement on a read-only connection state with a time limit; no text checks.
+
+    Database errors come back as SqlRuleError with the database's own message.
+    """
+    alias = using or settings.RULES_SQL_DATABASE
+    limit = float(settings.RULES_SQL_TIMEOUT_SECONDS if timeout is None else timeout)
+    wanted = int(settings.RULES_SQL_MAX_ROWS if max_rows is None else max_rows)
+    connection = connections[alias]
+    guard = _TimeLimit(limit)
+    try:
+        with _read_only(connection, guard), connection.cursor() as cursor:
+            cursor.execute(sql)
+            columns = tuple(col[0] for col in cursor.description or ())
+            rows = [tuple(row) for row in cursor.fetchmany(wanted + 1)] if wanted else []
+    except DatabaseError as exc:
+        if guard.expired or getattr(exc.__cause__, "sqlstate", None) == PG_QUERY_CANCELED:
+            raise SqlRuleTimeout(f"The query ran longer than the limit of {limit:g} s and was "
+                                 f"stopped.") from exc
+        raise SqlRuleError(f"The database refused the query: {exc}") from exc
+    return QueryResult(columns=columns, rows=rows[:wanted], truncated=len(rows) > wanted)
+
+
+class _TimeLimit:
+    """SQLite's progress handler: tells SQLite to abort once the deadline has passed."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = 0.0
+        self.expired = False
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def __call__(self) -> int:
+        if time.monotonic() > self.deadline:
+            self.expired = True
+            return 1  # non-zero: SQLite stops the statement with "interrupted"
+        return 0
+
+
+@contextmanager
+def _read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
+    vendor = connection.vendor
+    if vendor == "sqlite":
+        with _sqlite_read_only(connection, guard):
+            yield
+    elif vendor == "postgresql":
+        with _postgresql_read_only(connection, guard):
+            yield
+    else:
+        raise SqlRuleError(f"SQL rules run on SQLite and PostgreSQL, not on {vendor}.")
+
+
+@contextmanager
+def _sqlite_read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
+    # Django's own connection (not a second one): it sees the same data, including an
+    # in-memory test database, and query_only makes every write on it fail meanwhile.
+    connection.ensure_connection()
+    raw = connection.connection
+    raw.execute("PRAGMA query_only = ON")
+    guard.start()
+    raw.set_progress_handler(guard, SQLITE_PROGRESS_STEPS)
+    try:
+        yield
+    finally:
+        raw.set_progress_handler(None, SQLITE_PROGRESS_STEPS)
+        raw.execute("PRAGMA query_only = OFF")
+
+
+@contextmanager
+def _postgresql_read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
+    # A transaction (or a savepoint inside the caller's) that is always rolled back: a READ ONLY
+    # mode set inside a savepoint would otherwise outlive it into the caller's transaction.
+    timeout_ms = max(1, int(guard.seconds * 1000))
+    with transaction.atomic(using=connection.alias):
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION READ ONLY")
+            cursor.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
+        guard.start()
+        yield
+        transaction.set_rollback(True, using=connection.alias)
+
+
+def rows_to_alerts(result: QueryResult) -> list[Alert]:
+    """Turn the rows of a rule's query into alerts; SqlRuleError names the first bad row."""
+    columns = [c.lower() for c in result.columns]
+    alerts = []
+    for number, values in enumerate(result.rows, start=1):
+        row = dict(zip(columns, values, strict=True))
+        alerts.append(_alert(number, row))
+    return alerts
+
+
+def _alert(number: int, row: dict[str, Any]) -> Alert:
+    warehouse = row["warehouse_id"]
+    try:
+        warehouse_id = int(warehouse)
+    except (TypeError, ValueError):
+        raise SqlRuleError(f"Row {number}: warehouse_id is {warehouse!r}, not a warehouse id."
+                           ) from None
+    title = "" if row["title"] is None else str(row["title"]).strip()
+    if not title:
+        raise SqlRuleError(f"Row {number}: the title is empty.")
+    body = "" if row["body"] is None else str(row["body"])
+    key = "" if row.get("key") is None else str(row["key"])
+    if len(key) > ALERT_KEY_MAX_LENGTH:
+        raise SqlRuleError(f"Row {number}: the key is longer than {ALERT_KEY_MAX_LENGTH} "
+                           f"characters.")
+    data = row.get("data")
+    if data is None or data == "":
+        data = {}
+    elif isinstance(data, str | bytes):
+        try:
+            data = json.loads(data)
+        except ValueError as exc:
+            raise SqlRuleError(f"Row {number}: data is not valid JSON ({exc}).") from None
+    if not isinstance(data, dict):
+        raise SqlRuleError(f"Row {number}: data must be a JSON object such as "
+                           f'{{"bin": "A-01-03"}}, not {type(data).__name__}.')
+    return Alert(warehouse=warehouse_id, title=title, body=body, data=data, key=key)
+
+
+def _and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -1,0 +1,88 @@
+"""The only rules code that talks to Redis: de-duplication marks, run locks, last runs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+from config.redis import LuaScript, get_redis
+from notifications import keys
+
+_dedup = LuaScript.beside(__file__, "dedup")
+_release_lock = LuaScript.beside(__file__, "release_lock")
+
+
+def claim_due(rule_id: str, *, now_ms: int, cooldown_seconds: int, abandoned_seconds: int,
+              keys_by_warehouse: Mapping[int, Sequence[str]]) -> dict[int, set[str]]:
+    """Of this run's alert keys per warehouse, those to send now, claimed (see lua/dedup.lua).
+
+    Every warehouse in `keys_by_warehouse` is reconciled, an empty list meaning "all clear"
+    there. One script call per warehouse (each touches one hash slot), in one round trip.
+    """
+    warehouse_ids = list(keys_by_warehouse)
+    if not warehouse_ids:
+        return {}
+    pipe = get_redis().pipeline(transaction=False)
+    for warehouse_id in warehouse_ids:
+        _dedup(keys=[keys.rule_sent(warehouse_id, rule_id)],
+               args=[now_ms, cooldown_seconds * 1000, abandoned_seconds * 1000,
+                     *keys_by_warehouse[warehouse_id]],
+               client=pipe)
+    replies = pipe.execute()
+    return {warehouse_id: {_text(k) for k in reply}
+            for warehouse_id, reply in zip(warehouse_ids, replies, strict=True)}
+
+
+def confirm_sent(rule_id: str, warehouse_id: int, alert_keys: Sequence[str], *,
+                 now_ms: int, cooldown_seconds: int) -> None:
+    """Turn the claims of keys that were published into marks (sent at `now_ms`)."""
+    if not alert_keys or cooldown_seconds <= 0:
+        return
+    key = keys.rule_sent(warehouse_id, rule_id)
+    pipe = get_redis().pipeline(transaction=True)
+    pipe.hset(key, mapping=dict.fromkeys(alert_keys, now_ms))
+    # The hash may have expired since the claim: never leave one without a time to live.
+    pipe.pexpire(key, cooldown_seconds * 1000)
+    pipe.execute()
+
+
+def unclaim(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> None:
+    """Drop the claims of keys whose publishing failed, so the next run tries them again."""
+    if alert_keys:
+        get_redis().hdel(keys.rule_sent(warehouse_id, rule_id), *alert_keys)
+
+
+def marks(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> dict[str, int]:
+    """The marks of these keys (ms sent, negative while claimed); read only, for dry runs."""
+    if not alert_keys:
+        return {}
+    values = get_redis().hmget(keys.rule_sent(warehouse_id, rule_id), list(alert_keys))
+    return {key: int(value) for key, value in zip(alert_keys, values, strict=True) if value}
+
+
+def acquire_lock(rule_id: str, *, ttl_seconds: int) -> str | None:
+    """A token if this caller may run the rule now, None if another run holds it (SET NX EX)."""
+    token = uuid.uuid4().hex
+    if get_redis().set(keys.rule_lock(rule_id), token, nx=True, ex=ttl_seconds):
+        return token
+    return None
+
+
+def release_lock(rule_id: str, token: str) -> None:
+    _release_lock(keys=[keys.rule_lock(rule_id)], args=[token])
+
+
+def last_runs(rule_ids: Sequence[str]) -> dict[str, int]:
+    """Start of each Python rule's last run, ms since the epoch (absent: never ran)."""
+    if not rule_ids:
+        return {}
+    values = get_redis().hmget(keys.rule_last_runs(), list(rule_ids))
+    return {rule_id: int(v) for rule_id, v in zip(rule_ids, values, strict=True) if v}
+
+
+def set_last_run(rule_id: str, started_ms: int) -> None:
+    get_redis().hset(keys.rule_last_runs(), rule_id, started_ms)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

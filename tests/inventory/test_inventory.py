@@ -1,0 +1,142 @@
+"""The inventory demo app: pick waves, the negative-stock rule in Python and SQL, demo data."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from demo.data import load_demo_data
+from inventory import services
+from inventory.demo import SQL_RULE_NAME
+from inventory.models import Bin
+from inventory.rules import NegativeBinStock
+from notifications.rules import Alert, registry, runner
+from notifications.rules.models import SqlRule
+from notifications.rules.runner import AlertStatus
+from subscriptions.models import Warehouse
+
+
+@pytest.fixture
+def bins(warehouse):
+    return [Bin.objects.create(warehouse=warehouse, code=code, stock=stock)
+            for code, stock in (("A-01-03", 6), ("A-01-04", 40))]
+
+
+def test_a_pick_wave_lowers_stock_and_may_drive_a_bin_negative(warehouse, bins):
+    wave = services.run_pick_wave(warehouse=warehouse, picks={"A-01-03": 18, "A-01-04": 5},
+                                  number=8812)
+
+    assert wave.negative == ["A-01-03"]
+    assert dict(Bin.objects.values_list("code", "stock")) == {"A-01-03": -12, "A-01-04": 35}
+    assert set(Bin.objects.values_list("last_wave", flat=True)) == {8812}
+    assert services.next_wave_number() == 8813
+
+
+@pytest.mark.parametrize("picks, message", [
+    ({"Z-99": 1}, "No such bins in warehouse"),
+    ({"A-01-03": 0}, "positive whole quantity"),
+])
+def test_a_pick_wave_refuses_unknown_bins_and_bad_quantities(warehouse, bins, picks, message):
+    with pytest.raises(ValueError, match=message):
+        services.run_pick_wave(warehouse=warehouse, picks=picks)
+
+
+def test_the_python_rule_raises_a_replenishment_notice_per_negative_bin(warehouse, bins,
+                                                                       other_warehouse):
+    services.run_pick_wave(warehouse=warehouse, picks={"A-01-03": 18}, number=8812)
+    Bin.objects.create(warehouse=other_warehouse, code="B-01-01", stock=-1)
+    Warehouse.objects.filter(pk=other_warehouse.pk).update(is_active=False)
+
+    alerts = list(NegativeBinStock().alerts())
+
+    assert alerts == [Alert(warehouse=warehouse.pk, title="Replenish A-01-03",
+                            body="Stock is -12 after wave 8812",
+                            data={"bin": "A-01-03", "qty": -12}, key="A-01-03")]
+    assert registry.get("negative_bin_stock") is NegativeBinStock
+    assert NegativeBinStock.message_type == "REP_NOTICE"
+
+
+def test_demo_data_ships_bins_a_negative_bin_and_the_sql_rule(db):
+    load_demo_data()
+    load_demo_data()  # idempotent: no second wave, no second rule
+
+    sh01 = Warehouse.objects.get(code="SH01")
+    assert Bin.objects.get(warehouse=sh01, code="A-01-03").stock == -12
+    assert Bin.objects.filter(warehouse__code="BJ02").count() >= 3
+    rule = SqlRule.objects.get(name=SQL_RULE_NAME)
+    assert rule.message_type.code == "REP_NOTICE" and rule.is_active is False
+    rule.full_clean()
+
+
+def test_the_sql_twin_previews_exactly_what_the_python_rule_yields(db):
+    load_demo_data()
+    rule = SqlRule.objects.select_related("message_type").get(name=SQL_RULE_NAME)
+
+    (preview,) = runner.preview_sql_rules([rule])
+
+    assert preview.error == ""
+    assert [o.alert for o in preview.outcomes] == list(NegativeBinStock().alerts())
+    assert [o.status for o in preview.outcomes] == [AlertStatus.WOULD_SEND]
+
+
+def test_the_demo_raises_a_replenishment_notice_for_alice(db, django_capture_on_commit_callbacks,
+                                                          client_for):
+    with django_capture_on_commit_callbacks(execute=True):  # mirror subscriptions into Redis
+        load_demo_data()
+    alice = User.objects.get(username="alice")  # of the Replenishment role
+
+    runs = {r.rule.name: r for r in runner.run_due_rules()}
+
+    assert runs["negative_bin_stock"].sent == 1
+    assert SQL_RULE_NAME not in runs  # shipped inactive: the Python rule sends these notices
+    sh01 = Warehouse.objects.get(code="SH01")
+    body = client_for(alice).get("/api/v1/notifications/", {"warehouse": sh01.pk}).json()
+    assert [(n["title"], n["body"], n["data"]) for n in body["results"]] == [
+        ("Replenish A-01-03", "Stock is -12 after wave 8812", {"bin": "A-01-03", "qty": -12})]
+
+
+class Always(random.Random):
+    """Every coin toss comes up "yes"."""
+
+    def random(self) -> float:
+        return 0.0
+
+
+def test_demo_activity_picks_in_every_warehouse(db):
+    load_demo_data()
+    before = sum(Bin.objects.values_list("stock", flat=True))
+
+    waves = services.simulate_demo_activity(random.Random(8812))
+
+    assert {w.warehouse_id for w in waves} == set(
+        Warehouse.objects.filter(code__in=["SH01", "BJ02"]).values_list("pk", flat=True))
+    assert sum(Bin.objects.values_list("stock", flat=True)) < before
+
+
+def test_demo_activity_replenishes_only_bins_negative_for_a_while(warehouse, bins):
+    services.run_pick_wave(warehouse=warehouse, picks={"A-01-03": 18})
+    services.simulate_demo_activity(Always(), replenish_after=timedelta(minutes=2))
+    assert Bin.objects.get(code="A-01-03").stock < 0  # too recent: the rule must see it first
+
+    services.simulate_demo_activity(Always(), replenish_after=timedelta(0))
+
+    assert Bin.objects.get(code="A-01-03").stock >= 20 - 18  # replenished, then maybe picked
+
+
+def test_pick_waves_are_scheduled_only_for_the_demo():
+    assert "demo-pick-wave" not in settings.CELERY_BEAT_SCHEDULE
+    code = ("import django; django.setup(); from django.conf import settings; "
+            "print(settings.CELERY_BEAT_SCHEDULE['demo-pick-wave']['task'])")
+    env = {**os.environ, "WMS_DEMO_PICK_WAVES": "1", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                            cwd=Path(settings.BASE_DIR), timeout=60, check=True)
+
+    assert result.stdout.strip() == "inventory.tasks.demo_pick_wave"

@@ -1,0 +1,99 @@
+"""The SQL rule admin: validation on save, last run columns, dry run and run now."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from inventory.models import Bin
+from notifications.rules.models import SqlRule
+
+from .conftest import OK_QUERY
+
+CHANGELIST = "/admin/notifications/sqlrule/"
+
+
+@pytest.fixture
+def staff(admin_client):
+    return admin_client
+
+
+@pytest.fixture
+def negative_bins(warehouse):
+    Bin.objects.create(warehouse=warehouse, code="A-01-03", stock=-12, last_wave=8812)
+    Bin.objects.create(warehouse=warehouse, code="A-01-04", stock=-2, last_wave=8812)
+
+
+def form(rep_notice, query: str, **extra) -> dict:
+    return {"name": "Negative stock", "description": "", "message_type": rep_notice.pk,
+            "query": query, "interval_seconds": 60, "is_active": "on", **extra}
+
+
+def test_saving_a_query_that_writes_shows_a_clear_error(staff, rep_notice):
+    response = staff.post(f"{CHANGELIST}add/",
+                          form(rep_notice, "DELETE FROM inventory_bin"))
+
+    assert response.status_code == 200
+    assert "DELETE is not allowed: a rule&#x27;s query may only read (SELECT)." in \
+        response.content.decode()
+    assert not SqlRule.objects.exists()
+
+
+def test_saving_a_query_missing_columns_shows_a_clear_error(staff, rep_notice):
+    response = staff.post(f"{CHANGELIST}add/",
+                          form(rep_notice, "SELECT warehouse_id FROM inventory_bin"))
+
+    assert "The query does not return title and body." in response.content.decode()
+
+
+def test_a_valid_rule_is_saved_and_the_list_shows_its_last_run(staff, rep_notice, sql_rule):
+    response = staff.post(f"{CHANGELIST}add/", form(rep_notice, OK_QUERY))
+    assert response.status_code == 302
+    SqlRule.objects.update(last_error="The query ran longer than the limit")
+
+    page = staff.get(CHANGELIST, {"last_run": "failed", "q": "inventory_bin"}).content.decode()
+
+    assert "Negative stock" in page and "The query ran longer than the limit" in page
+    assert "Last result count" in page
+
+
+def test_the_dry_run_action_previews_the_alerts_without_sending(staff, sql_rule, negative_bins):
+    rule = sql_rule()
+
+    response = staff.post(CHANGELIST, {"action": "dry_run", "_selected_action": [rule.pk]})
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Replenish A-01-03" in page and "Stock is -2" in page and "SH01" in page
+    assert "2 alerts: 2 would be sent" in page
+    rule.refresh_from_db()
+    assert rule.last_run_at is None  # nothing recorded, nothing sent
+
+
+def test_the_change_page_links_to_the_dry_run_of_the_rule(staff, sql_rule, negative_bins):
+    rule = sql_rule(is_active=False)
+    dry_run_url = reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])
+
+    assert dry_run_url in staff.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
+    assert "Replenish A-01-04" in staff.get(dry_run_url).content.decode()
+
+
+def test_a_dry_run_shows_the_error_of_a_broken_rule(staff, sql_rule):
+    rule = sql_rule("SELECT warehouse_id, code AS title, '' AS body FROM gone", clean=False)
+
+    page = staff.post(CHANGELIST, {"action": "dry_run", "_selected_action": [rule.pk]})
+
+    assert "The rule failed: The database refused the query:" in page.content.decode()
+    assert "gone" in page.content.decode()
+
+
+def test_run_now_sends_and_records(staff, sql_rule, negative_bins, rita, warehouse, inbox):
+    rule = sql_rule()
+
+    response = staff.post(CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]},
+                          follow=True)
+
+    assert "2 alerts: 2 sent to 2 inboxes" in response.content.decode()
+    assert len(inbox(rita, warehouse)) == 2
+    rule.refresh_from_db()
+    assert rule.last_result_count == 2 and rule.last_error == ""

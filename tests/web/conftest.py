@@ -1,0 +1,127 @@
+"""Browser-test fixtures: Debian's Chromium driven by Playwright against the live server.
+
+Chromium comes from the system (`apt-get install chromium`), never from Playwright's own
+download. Without it the browser tests skip, unless WMS_REQUIRE_BROWSER=1 (as `.ci/run` sets):
+then a missing browser fails them, because in CI a skipped browser test is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from django.test import Client
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+# Playwright's sync API keeps an event loop running in this thread; Django would then refuse
+# the ORM calls the tests make between browser steps. Only this test package needs that.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(django_settings.BASE_DIR) / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    # The machine's network is closed: without these Chromium stalls on refused connections.
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_executable() -> str | None:
+    configured = os.environ.get("WMS_CHROMIUM")
+    if configured:
+        return configured
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("WMS_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason} (WMS_REQUIRE_BROWSER=1: browser tests must run here)",
+                    pytrace=False)
+    pytest.skip(f"{reason}: browser tests skipped")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Run the browser tests last: once Playwright is running, its event loop stays up for the
+    # rest of the process, and tests elsewhere should not run beside it.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = chromium_executable()
+    if executable is None:
+        _unavailable("Chromium not found: install Debian's `chromium` (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed: pip install -e '.[dev]'")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True,
+                                              args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(autouse=True)
+def _fast_ui(request: pytest.FixtureRequest) -> None:
+    """Browser tests poll every half second and back off to at most two seconds."""
+    if request.node.get_closest_marker("browser") is None:
+        return
+    settings = request.getfixturevalue("settings")
+    settings.UI_POLL_INTERVAL_SECONDS = 0.5
+    settings.UI_POLL_MAX_BACKOFF_SECONDS = 2
+    settings.REDIS_RETRY_AFTER_SECONDS = 1
+
+
+@dataclass
+class Screen:
+    """A signed-in browser page, and the JavaScript errors it raised."""
+
+    page: Page
+    errors: list[str] = field(default_factory=list)
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+@pytest.fixture
+def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Screen]]:
+    """open_screen(user) -> a fresh browser context signed in as `user`, on the warehouse page."""
+    contexts = []
+    screens: list[Screen] = []
+
+    def open_(user: User | None, *, path: str = "/", locale: str = "en-US") -> Screen:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
+            context.add_cookies([{"name": cookie.key, "value": cookie.value,
+                                  "url": live_server.url}])
+        page = context.new_page()
+        screen = Screen(page)
+        page.on("pageerror", lambda error: screen.errors.append(str(error)))
+        screens.append(screen)
+        page.goto(live_server.url + path)
+        return screen
+
+    yield open_
+    for context in contexts:
+        context.close()
+    errors = [error for screen in screens for error in screen.errors]
+    assert errors == [], f"JavaScript errors on the page: {errors}"

@@ -1,0 +1,8 @@
+"""The warehouse UI: the page operators keep open all day, its login, and its static files."""
+
+from django.apps import AppConfig
+
+
+class WebConfig(AppConfig):
+    name = "web"
+    verbose_name = "Warehouse UI"

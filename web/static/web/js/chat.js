@@ -1,0 +1,447 @@
+// The chat panel: my chats with unread badges, one conversation at a time, and starting a
+// direct or group chat with contact autocomplete. Message text is only ever set as text.
+
+import { describeError, get, post } from "./api.js";
+import { byId, h, replaceChildren, setBadge } from "./dom.js";
+import { format, timeElement } from "./i18n.js";
+
+const CONTACT_LIMIT = 8;
+const SEARCH_DELAY_MS = 150;
+
+export class ChatPanel {
+  constructor({ api, me, toasts, onUnreadChange }) {
+    this.url = api.chats;
+    this.contactsUrl = api.contacts;
+    this.me = me;
+    this.toasts = toasts;
+    this.onUnreadChange = onUnreadChange;
+    this.chats = [];
+    this.loaded = false;
+    this.openChatId = null;
+    this.messages = new Map(); // chat id -> messages, oldest first (kept for this page's life)
+    this.readUpTo = new Map(); // chat id -> the last message id we told the server we read
+    this.recipients = [];
+    this.options = [];
+    this.activeOption = -1;
+    this.searchSeq = 0;
+    this.searchTimer = null;
+
+    this.panel = byId("chat-panel");
+    this.button = byId("chat-button");
+    this.badge = byId("chat-unread");
+    this.list = byId("chat-list");
+    this.empty = byId("chat-empty");
+    this.messageList = byId("message-list");
+    this.messageForm = byId("message-form");
+    this.messageInput = byId("message-input");
+    this.messageError = byId("message-error");
+    this.newForm = byId("new-chat-form");
+    this.contactInput = byId("contact-input");
+    this.contactOptions = byId("contact-options");
+    this.chips = byId("recipient-chips");
+    this.newMessage = byId("new-chat-message");
+    this.newSubmit = byId("new-chat-submit");
+    this.newError = byId("new-chat-error");
+
+    this.#wire();
+  }
+
+  #wire() {
+    this.button.addEventListener("click", () => this.toggle());
+    this.panel.querySelectorAll(".chat-close").forEach((b) =>
+      b.addEventListener("click", () => this.toggle(false)));
+    this.panel.querySelectorAll(".chat-back").forEach((b) =>
+      b.addEventListener("click", () => this.showList()));
+    byId("chat-new").addEventListener("click", () => this.showNewChat());
+    this.list.addEventListener("click", (event) => {
+      const item = event.target.closest("[data-chat-id]");
+      if (item) this.openChat(item.dataset.chatId);
+    });
+    this.messageForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send();
+    });
+    this.messageInput.addEventListener("keydown", (event) => {
+      // Enter sends, Shift+Enter is a new line; never while an IME is composing (Chinese input).
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.messageForm.requestSubmit();
+      }
+    });
+    this.messageInput.addEventListener("input", () => this.#growComposer());
+    this.newForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.startChat();
+    });
+    this.contactInput.addEventListener("input", () => this.#searchSoon());
+    this.newMessage.addEventListener("input", () => { this.newError.hidden = true; });
+    this.contactInput.addEventListener("focus", () => this.#searchSoon());
+    this.contactInput.addEventListener("keydown", (event) => this.#contactKey(event));
+    this.contactInput.addEventListener("blur", () => this.#closeOptions());
+    // mousedown, not click: choosing must happen before the input's blur closes the list.
+    this.contactOptions.addEventListener("mousedown", (event) => {
+      const option = event.target.closest("[data-index]");
+      if (!option) return;
+      event.preventDefault();
+      this.#choose(Number(option.dataset.index));
+    });
+    this.chips.addEventListener("click", (event) => {
+      const remove = event.target.closest("[data-remove]");
+      if (!remove) return;
+      this.recipients = this.recipients.filter((r) => String(r.id) !== remove.dataset.remove);
+      this.#renderChips();
+      this.contactInput.focus();
+    });
+  }
+
+  get isOpen() {
+    return !this.panel.hidden;
+  }
+
+  /** True while the person can actually see the open conversation. */
+  get #looking() {
+    return this.isOpen && this.view === "conversation" && this.openChatId !== null
+      && document.visibilityState === "visible";
+  }
+
+  toggle(open = this.panel.hidden) {
+    this.panel.hidden = !open;
+    this.button.setAttribute("aria-expanded", String(open));
+    if (open) {
+      if (this.view === undefined) this.showList();
+      if (this.view === "conversation") this.#markRead(this.openChatId);
+    }
+  }
+
+  #show(view) {
+    this.view = view;
+    this.panel.querySelectorAll(".chat-view").forEach((section) => {
+      section.hidden = section.dataset.view !== view;
+    });
+  }
+
+  showList() {
+    this.openChatId = null;
+    this.#show("list");
+    this.#renderList();
+  }
+
+  showNewChat() {
+    this.recipients = [];
+    this.#renderChips();
+    this.newMessage.value = "";
+    this.newError.hidden = true;
+    this.#show("new");
+    this.contactInput.focus();
+  }
+
+  /** One poll round: my chats, and new messages of the open one. */
+  async poll() {
+    const answer = await get(this.url);
+    this.chats = answer.results;
+    this.loaded = true;
+    if (this.openChatId !== null) await this.#fetchMessages(this.openChatId);
+    this.#renderList();
+  }
+
+  #chat(id) {
+    return this.chats.find((c) => c.id === id);
+  }
+
+  #others(chat) {
+    return chat.members.filter((m) => m.id !== this.me.id);
+  }
+
+  #name(chat) {
+    const others = this.#others(chat).map((m) => m.username);
+    if (others.length === 0) return gettext("Only you");
+    return others.join(", ");
+  }
+
+  #renderList() {
+    const items = this.chats.map((chat) => {
+      const last = chat.last_message;
+      let preview = "";
+      if (last) {
+        preview = last.sender.id === this.me.id
+          ? format(gettext("You: %(text)s"), { text: last.body })
+          : chat.kind === "group" ? `${last.sender.username}: ${last.body}` : last.body;
+      }
+      const name = this.#name(chat);
+      return h("li", {}, h("button", {
+        type: "button",
+        className: chat.unread > 0 ? "chat-item has-unread" : "chat-item",
+        dataset: { chatId: chat.id },
+      },
+      h("span", { className: chat.kind === "group" ? "avatar avatar-group" : "avatar",
+                  "aria-hidden": "true" }, initial(name)),
+      h("span", { className: "chat-item-main" },
+        h("span", { className: "chat-item-name" }, name),
+        h("span", { className: "chat-item-preview" },
+          preview || gettext("No messages yet"))),
+      h("span", { className: "chat-item-side" },
+        last ? timeElement(last.sent_at, "chat-item-time") : null,
+        chat.unread > 0
+          ? h("span", { className: "badge badge-inline" }, String(chat.unread),
+            h("span", { className: "visually-hidden" }, ` ${gettext("unread")}`))
+          : null)));
+    });
+    replaceChildren(this.list, items);
+    this.empty.hidden = !this.loaded || items.length > 0;
+    const total = this.chats.reduce((sum, chat) => sum + chat.unread, 0);
+    setBadge(this.badge, total);
+    this.button.setAttribute("aria-label", format(
+      ngettext("Chats: %(count)s unread", "Chats: %(count)s unread", total), { count: total }));
+    this.onUnreadChange(total);
+  }
+
+  async openChat(id) {
+    const chat = this.#chat(id);
+    if (!chat) return;
+    this.openChatId = id;
+    this.messageError.hidden = true;
+    byId("conversation-title").textContent = this.#name(chat);
+    byId("conversation-members").textContent = chat.kind === "group"
+      ? chat.members.map((m) => m.username).join(", ")
+      : gettext("Direct chat");
+    this.#show("conversation");
+    this.#renderMessages(true);
+    this.messageInput.focus();
+    try {
+      await this.#fetchMessages(id);
+    } catch (error) {
+      this.#showError(this.messageError, error);
+    }
+  }
+
+  async #fetchMessages(id) {
+    const known = this.messages.get(id) ?? [];
+    const after = known.length ? known[known.length - 1].id : undefined;
+    const answer = await get(`${this.url}${encodeURIComponent(id)}/messages/`, { after });
+    if (answer.results.length) this.#merge(id, answer.results);
+    if (this.openChatId === id) {
+      if (answer.results.length) this.#renderMessages();
+      if (this.#looking) await this.#markRead(id);
+    }
+  }
+
+  #merge(id, incoming) {
+    const byMessageId = new Map((this.messages.get(id) ?? []).map((m) => [m.id, m]));
+    for (const message of incoming) byMessageId.set(message.id, message);
+    this.messages.set(id, [...byMessageId.values()].sort((a, b) => a.id - b.id));
+  }
+
+  async #markRead(id) {
+    const messages = this.messages.get(id) ?? [];
+    const chat = this.#chat(id);
+    if (!messages.length || !chat) return;
+    const last = messages[messages.length - 1].id;
+    if ((this.readUpTo.get(id) ?? 0) >= last && chat.unread === 0) return;
+    try {
+      const answer = await post(`${this.url}${encodeURIComponent(id)}/read/`, { up_to: last });
+      this.readUpTo.set(id, last);
+      chat.unread = answer.unread;
+      this.#renderList();
+    } catch {
+      // Not critical: the next poll round tries again.
+    }
+  }
+
+  #renderMessages(forceBottom = false) {
+    const list = this.messageList;
+    const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+    const chat = this.#chat(this.openChatId);
+    const messages = this.messages.get(this.openChatId) ?? [];
+    let previousSender = null;
+    const items = messages.map((message) => {
+      const mine = message.sender.id === this.me.id;
+      const showSender = !mine && chat?.kind === "group" && previousSender !== message.sender.id;
+      previousSender = message.sender.id;
+      return h("li", { className: mine ? "message mine" : "message theirs",
+                       dataset: { messageId: String(message.id) } },
+        showSender ? h("span", { className: "message-sender" }, message.sender.username) : null,
+        h("span", { className: "message-body" }, message.body),
+        timeElement(message.sent_at, "message-time"));
+    });
+    if (!items.length) {
+      items.push(h("li", { className: "message-empty muted" },
+        gettext("No messages here yet. Say hello.")));
+    }
+    replaceChildren(list, items);
+    if (forceBottom || nearBottom) list.scrollTop = list.scrollHeight;
+  }
+
+  async send() {
+    const body = this.messageInput.value.trim();
+    const id = this.openChatId;
+    if (!body || id === null) return;
+    this.messageError.hidden = true;
+    const button = this.messageForm.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      const message = await post(`${this.url}${encodeURIComponent(id)}/messages/`, { body });
+      this.#merge(id, [message]);
+      this.messageInput.value = "";
+      this.#growComposer();
+      const chat = this.#chat(id);
+      if (chat) chat.last_message = message;
+      if (this.openChatId === id) this.#renderMessages(true);
+      this.#renderList();
+    } catch (error) {
+      this.#showError(this.messageError, error); // the text stays in the box for another try
+    } finally {
+      button.disabled = false;
+      this.messageInput.focus();
+    }
+  }
+
+  #growComposer() {
+    const input = this.messageInput;
+    input.style.height = "auto";
+    input.style.height = `${Math.min(input.scrollHeight, 140)}px`;
+  }
+
+  #showError(element, error) {
+    element.textContent = describeError(error);
+    element.hidden = false;
+  }
+
+  // --- new chat: contact autocomplete -------------------------------------------------
+
+  #searchSoon() {
+    window.clearTimeout(this.searchTimer);
+    this.searchTimer = window.setTimeout(() => this.#search(), SEARCH_DELAY_MS);
+  }
+
+  async #search() {
+    const seq = ++this.searchSeq;
+    let answer;
+    try {
+      answer = await get(this.contactsUrl, { q: this.contactInput.value.trim() });
+    } catch (error) {
+      if (seq === this.searchSeq) this.#showError(this.newError, error);
+      return;
+    }
+    if (seq !== this.searchSeq || document.activeElement !== this.contactInput) return;
+    this.newError.hidden = true;
+    const chosen = new Set(this.recipients.map((r) => r.id));
+    this.options = answer.results
+      .filter((c) => c.id !== this.me.id && !chosen.has(c.id))
+      .slice(0, CONTACT_LIMIT);
+    this.activeOption = this.options.length ? 0 : -1;
+    this.#renderOptions();
+  }
+
+  #renderOptions() {
+    const open = this.options.length > 0;
+    replaceChildren(this.contactOptions, this.options.map((contact, index) => h("li", {
+      id: `contact-option-${index}`,
+      role: "option",
+      className: index === this.activeOption ? "contact-option active" : "contact-option",
+      "aria-selected": String(index === this.activeOption),
+      dataset: { index: String(index) },
+    }, h("span", { className: "avatar avatar-small", "aria-hidden": "true" },
+      initial(contact.username)), contact.username)));
+    this.contactOptions.hidden = !open;
+    this.contactInput.setAttribute("aria-expanded", String(open));
+    if (open && this.activeOption >= 0) {
+      this.contactInput.setAttribute("aria-activedescendant", `contact-option-${this.activeOption}`);
+    } else {
+      this.contactInput.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  #closeOptions() {
+    this.options = [];
+    this.activeOption = -1;
+    this.#renderOptions();
+  }
+
+  #contactKey(event) {
+    const count = this.options.length;
+    if (event.key === "ArrowDown" && count) {
+      event.preventDefault();
+      this.activeOption = (this.activeOption + 1) % count;
+      this.#renderOptions();
+    } else if (event.key === "ArrowUp" && count) {
+      event.preventDefault();
+      this.activeOption = (this.activeOption - 1 + count) % count;
+      this.#renderOptions();
+    } else if (event.key === "Enter") {
+      if (count && this.activeOption >= 0) {
+        event.preventDefault();
+        this.#choose(this.activeOption);
+      } else if (!this.recipients.length) {
+        event.preventDefault();
+      }
+    } else if (event.key === "Escape" && count) {
+      event.preventDefault();
+      this.#closeOptions();
+    } else if (event.key === "Backspace" && !this.contactInput.value && this.recipients.length) {
+      this.recipients.pop();
+      this.#renderChips();
+    }
+  }
+
+  #choose(index) {
+    const contact = this.options[index];
+    if (!contact) return;
+    this.recipients.push(contact);
+    this.contactInput.value = "";
+    this.#closeOptions();
+    this.#renderChips();
+    this.contactInput.focus();
+  }
+
+  #renderChips() {
+    replaceChildren(this.chips, this.recipients.map((r) => h("li", { className: "chip" },
+      h("span", {}, r.username),
+      h("button", {
+        type: "button", className: "chip-remove", dataset: { remove: String(r.id) },
+        "aria-label": format(gettext("Remove %(name)s"), { name: r.username }),
+      }, "×"))));
+    this.newSubmit.disabled = this.recipients.length === 0;
+    this.newSubmit.textContent = this.recipients.length > 1
+      ? gettext("Start group chat") : gettext("Start chat");
+  }
+
+  async startChat() {
+    const message = this.newMessage.value.trim();
+    const members = this.recipients.map((r) => r.id);
+    if (!members.length) return;
+    if (members.length > 1 && !message) {
+      this.newError.textContent = gettext("A group chat starts with a message: write one.");
+      this.newError.hidden = false;
+      this.newMessage.focus();
+      return;
+    }
+    this.newError.hidden = true;
+    this.newSubmit.disabled = true;
+    try {
+      let chat;
+      if (members.length === 1) {
+        chat = await post(`${this.url}direct/`, { user: members[0] });
+        if (message) {
+          const sent = await post(`${this.url}${encodeURIComponent(chat.id)}/messages/`,
+                                  { body: message });
+          chat.last_message = sent;
+          this.#merge(chat.id, [sent]);
+        }
+      } else {
+        chat = await post(this.url, { members, message });
+      }
+      this.chats = [chat, ...this.chats.filter((c) => c.id !== chat.id)];
+      this.recipients = [];
+      this.#renderChips();
+      this.newMessage.value = "";
+      await this.openChat(chat.id);
+    } catch (error) {
+      this.#showError(this.newError, error);
+      this.newSubmit.disabled = this.recipients.length === 0;
+    }
+  }
+}
+
+function initial(name) {
+  return (Array.from(name.trim())[0] ?? "?").toUpperCase();
+}

@@ -1,0 +1,96 @@
+// The warehouse page: reads its configuration, picks the warehouse, and runs one poll loop
+// for notifications and chat.
+
+import { ChatPanel } from "./chat.js";
+import { byId } from "./dom.js";
+import { refreshTimes } from "./i18n.js";
+import { NotificationCenter } from "./notifications.js";
+import { Poller } from "./poller.js";
+import { Memory } from "./storage.js";
+import { Toasts } from "./toasts.js";
+
+const config = JSON.parse(byId("wms-config").textContent);
+const memory = new Memory(config.user.id);
+const toasts = new Toasts(byId("toasts"));
+const baseTitle = document.title;
+const unread = { notifications: 0, chats: 0 };
+
+function updateTitle() {
+  // The tab title carries the count, for operators who keep the WMS in another tab.
+  const total = unread.notifications + unread.chats;
+  document.title = total > 0 ? `(${total}) ${baseTitle}` : baseTitle;
+}
+
+const notifications = new NotificationCenter({
+  api: config.api,
+  memory,
+  warehouses: config.warehouses,
+  toasts,
+  onCountChange: (count) => {
+    unread.notifications = count;
+    updateTitle();
+  },
+});
+
+const chat = new ChatPanel({
+  api: config.api,
+  me: config.user,
+  toasts,
+  onUnreadChange: (count) => {
+    unread.chats = count;
+    updateTitle();
+  },
+});
+
+const status = byId("connection-status");
+const statusText = byId("connection-text");
+
+function onHealth({ state, error }) {
+  document.body.dataset.connection = state;
+  if (state === "ok") {
+    status.hidden = true;
+    return;
+  }
+  status.hidden = false;
+  if (state === "signed-out") {
+    statusText.textContent = gettext("Signed out. Reload the page to sign in again.");
+    status.classList.add("is-error");
+  } else {
+    statusText.textContent = error?.transient === false
+      ? gettext("Updates failed. Retrying…")
+      : gettext("Reconnecting…");
+  }
+}
+
+const poller = new Poller({
+  intervalMs: config.pollIntervalSeconds * 1000,
+  maxBackoffMs: config.maxBackoffSeconds * 1000,
+  onHealth,
+  tick: async () => {
+    // Both halves run even when one fails, so a chat outage does not freeze the bell.
+    const outcomes = await Promise.allSettled([notifications.poll(), chat.poll()]);
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+  },
+});
+
+function chooseWarehouse(id) {
+  memory.warehouse = id;
+  notifications.setWarehouse(id);
+  const select = byId("warehouse-select");
+  if (select) select.value = String(id);
+}
+
+// The remembered warehouse if it is still offered, else the first (subscribed ones come first).
+const known = new Set(config.warehouses.map((w) => w.id));
+const remembered = memory.warehouse;
+if (config.warehouses.length) {
+  chooseWarehouse(known.has(remembered) ? remembered : config.warehouses[0].id);
+}
+byId("warehouse-select")?.addEventListener("change", (event) => {
+  chooseWarehouse(Number(event.target.value));
+  poller.pollNow();
+});
+
+window.setInterval(() => refreshTimes(), 30_000);
+poller.start();

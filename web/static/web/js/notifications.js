@@ -1,0 +1,271 @@
+// The bell, its panel of unread summaries, the inbox of the chosen warehouse, and the
+// dialog that shows one notification. Every piece of notification text is set as text.
+
+import { get, post, describeError } from "./api.js";
+import { byId, h, replaceChildren, setBadge } from "./dom.js";
+import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
+
+// The inbox shows at most this many (newest); the API pages at most 200 at a time.
+const INBOX_SIZE = 200;
+const INBOX_MAX_PAGES = 5;
+
+export class NotificationCenter {
+  constructor({ api, memory, warehouses, toasts, onCountChange }) {
+    this.url = api.notifications;
+    this.memory = memory;
+    this.warehouses = warehouses;
+    this.toasts = toasts;
+    this.onCountChange = onCountChange;
+    this.warehouseId = null;
+    this.unreadCount = null; // null: not known yet for this warehouse
+    this.summaries = [];
+    this.inbox = [];
+    this.stale = true; // summaries and inbox need fetching
+
+    this.bell = byId("bell-button");
+    this.badge = byId("unread-count");
+    this.panel = byId("notification-panel");
+    this.unreadList = byId("unread-list");
+    this.unreadEmpty = byId("unread-empty");
+    this.unreadMore = byId("unread-more");
+    this.markAllButton = byId("mark-all-read");
+    this.inboxList = byId("inbox-list");
+    this.inboxEmpty = byId("inbox-empty");
+    this.dialog = byId("notification-dialog");
+
+    this.#wire();
+  }
+
+  #wire() {
+    this.bell?.addEventListener("click", () => this.togglePanel());
+    this.markAllButton?.addEventListener("click", () => this.markAllRead());
+    // One listener per list: items carry their id in data-id, never a handler with data in it.
+    for (const list of [this.unreadList, this.inboxList]) {
+      list?.addEventListener("click", (event) => {
+        const item = event.target.closest("[data-id]");
+        if (item) this.open(item.dataset.id);
+      });
+    }
+    this.dialog?.querySelector(".dialog-close")?.addEventListener("click", () => this.dialog.close());
+    this.dialog?.addEventListener("click", (event) => {
+      if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
+    });
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !this.panel.hidden) {
+        this.togglePanel(false);
+        this.bell.focus();
+      }
+    });
+    document.addEventListener("click", (event) => {
+      if (!this.panel.hidden && !event.target.closest(".bell") && !this.dialog.open) {
+        this.togglePanel(false);
+      }
+    });
+  }
+
+  togglePanel(open = this.panel.hidden) {
+    this.panel.hidden = !open;
+    this.bell.setAttribute("aria-expanded", String(open));
+  }
+
+  /** Switch to another warehouse: forget what was shown and poll it from its own cursor. */
+  setWarehouse(id) {
+    this.warehouseId = id;
+    this.unreadCount = null;
+    this.summaries = [];
+    this.inbox = [];
+    this.stale = true;
+    const warehouse = this.warehouses.find((w) => w.id === id);
+    byId("inbox-warehouse-code").textContent = warehouse?.code ?? "";
+    byId("inbox-title").textContent = warehouse?.name ?? "";
+    this.#renderCount();
+    this.#renderSummaries();
+    this.#renderInbox(true);
+  }
+
+  /** One poll round: new notifications since the cursor, and what changed because of them. */
+  async poll() {
+    const warehouseId = this.warehouseId;
+    if (warehouseId === null) return;
+    const cursor = this.memory.cursor(warehouseId);
+    const page = await get(this.url, { warehouse: warehouseId, since: cursor ?? undefined,
+                                       limit: 200 });
+    if (warehouseId !== this.warehouseId) return; // switched while the request ran
+    this.memory.setCursor(warehouseId, page.next_since);
+    // Without a stored cursor the answer is the backlog of the last days, not news.
+    if (cursor !== null && page.results.length > 0) this.#announce(page.results);
+    if (this.stale || page.results.length > 0 || page.unread_count !== this.unreadCount) {
+      await this.#reload(warehouseId);
+    }
+    this.#setCount(page.unread_count);
+    byId("last-updated").textContent = format(gettext("Updated %(time)s"),
+                                              { time: clockTime(new Date()) });
+  }
+
+  async #reload(warehouseId) {
+    const [unread, inbox] = await Promise.all([
+      get(`${this.url}unread/`, { warehouse: warehouseId }),
+      this.#fetchInbox(warehouseId),
+    ]);
+    if (warehouseId !== this.warehouseId) return;
+    this.summaries = unread.latest;
+    this.inbox = inbox;
+    this.stale = false;
+    this.#setCount(unread.unread_count);
+    this.#renderSummaries();
+    this.#renderInbox();
+  }
+
+  async #fetchInbox(warehouseId) {
+    // Results come oldest first, a page at a time: walk forward and keep the newest.
+    let items = [];
+    let since;
+    for (let pageNo = 0; pageNo < INBOX_MAX_PAGES; pageNo += 1) {
+      const page = await get(this.url, { warehouse: warehouseId, include_read: "true",
+                                         limit: INBOX_SIZE, since });
+      items = items.concat(page.results).slice(-INBOX_SIZE);
+      if (page.results.length < INBOX_SIZE || page.next_since === since) break;
+      since = page.next_since;
+    }
+    return items.reverse();
+  }
+
+  #setCount(count) {
+    if (count === this.unreadCount) return;
+    this.unreadCount = count;
+    this.#renderCount();
+  }
+
+  #renderCount() {
+    const count = this.unreadCount ?? 0;
+    setBadge(this.badge, count);
+    this.bell?.setAttribute("aria-label", format(
+      ngettext("Notifications: %(count)s unread", "Notifications: %(count)s unread", count),
+      { count }));
+    if (this.markAllButton) this.markAllButton.disabled = count === 0;
+    const summary = byId("inbox-summary");
+    if (summary) {
+      summary.textContent = this.unreadCount === null ? gettext("Loading…") : count === 0
+        ? gettext("No unread notifications")
+        : format(ngettext("%(count)s unread notification", "%(count)s unread notifications",
+                          count), { count });
+    }
+    this.onCountChange(count);
+  }
+
+  #renderSummaries() {
+    const items = this.summaries.map((note) => h("li", {},
+      h("button", { type: "button", className: "summary", dataset: { id: note.id } },
+        h("span", { className: "summary-title" }, note.title),
+        h("span", { className: "summary-meta" },
+          h("span", { className: "type-chip" }, note.message_type),
+          timeElement(note.created_at, "summary-time")))));
+    replaceChildren(this.unreadList, items);
+    this.unreadEmpty.hidden = items.length > 0;
+    const more = (this.unreadCount ?? 0) - items.length;
+    this.unreadMore.hidden = more <= 0;
+    this.unreadMore.textContent = more > 0
+      ? format(ngettext("and %(count)s more in the inbox", "and %(count)s more in the inbox",
+                        more), { count: more })
+      : "";
+  }
+
+  #renderInbox(loading = false) {
+    if (!this.inboxList) return;
+    const items = this.inbox.map((note) => h("li", {},
+      h("button", {
+        type: "button",
+        className: note.read ? "inbox-item is-read" : "inbox-item",
+        dataset: { id: note.id },
+      },
+      h("span", { className: "unread-dot", "aria-hidden": "true" }),
+      h("span", { className: "inbox-main" },
+        h("span", { className: "inbox-item-title" }, note.title),
+        h("span", { className: "inbox-item-body" }, note.body)),
+      h("span", { className: "inbox-side" },
+        h("span", { className: "type-chip" }, note.message_type),
+        timeElement(note.created_at, "inbox-time")),
+      note.read ? null : h("span", { className: "visually-hidden" }, gettext("unread")))));
+    replaceChildren(this.inboxList, items);
+    this.inboxEmpty.hidden = loading || items.length > 0;
+  }
+
+  #find(id) {
+    return this.summaries.find((n) => n.id === id) ?? this.inbox.find((n) => n.id === id);
+  }
+
+  /** Show one notification, and mark it read. */
+  async open(id) {
+    const note = this.#find(id);
+    if (!note) return;
+    this.#showDialog(note);
+    if (note.read) return;
+    try {
+      const answer = await post(`${this.url}read/`, { warehouse: this.warehouseId, ids: [id] });
+      this.#markLocally([id]);
+      this.#setCount(answer.unread_count);
+      this.stale = true;
+      await this.#reload(this.warehouseId);
+    } catch (error) {
+      this.toasts.show(describeError(error), { tone: "warning" });
+    }
+  }
+
+  async markAllRead() {
+    this.markAllButton.disabled = true;
+    try {
+      const answer = await post(`${this.url}read/`, { warehouse: this.warehouseId, all: true });
+      this.#markLocally(this.inbox.map((n) => n.id));
+      this.summaries = [];
+      this.#setCount(answer.unread_count);
+      this.#renderSummaries();
+      this.#renderInbox();
+      this.stale = true; // fetch again on the next round, in case something arrived meanwhile
+    } catch (error) {
+      this.toasts.show(describeError(error), { tone: "warning" });
+      this.markAllButton.disabled = (this.unreadCount ?? 0) === 0;
+    }
+  }
+
+  #markLocally(ids) {
+    const wanted = new Set(ids);
+    for (const note of [...this.summaries, ...this.inbox]) {
+      if (wanted.has(note.id)) note.read = true;
+    }
+    this.summaries = this.summaries.filter((n) => !n.read);
+    this.#renderSummaries();
+    this.#renderInbox();
+  }
+
+  #showDialog(note) {
+    const created = new Date(note.created_at);
+    byId("dialog-type").textContent = note.message_type;
+    byId("dialog-title").textContent = note.title;
+    const time = byId("dialog-time");
+    time.dateTime = note.created_at;
+    time.textContent = `${absoluteTime(created)} · ${relativeTime(created)}`;
+    byId("dialog-body").textContent = note.body;
+    const entries = Object.entries(note.data ?? {});
+    replaceChildren(byId("dialog-data"), entries.flatMap(([key, value]) => [
+      h("dt", {}, key),
+      h("dd", {}, typeof value === "string" ? value : JSON.stringify(value)),
+    ]));
+    byId("dialog-data").hidden = entries.length === 0;
+    byId("dialog-expires").textContent = note.expires_at
+      ? format(gettext("Expires %(time)s"), { time: absoluteTime(new Date(note.expires_at)) })
+      : "";
+    if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  #announce(notes) {
+    this.bell?.classList.remove("ring");
+    void this.bell?.offsetWidth; // restart the animation
+    this.bell?.classList.add("ring");
+    const newest = notes[notes.length - 1];
+    const text = notes.length === 1
+      ? format(gettext("New: %(title)s"), { title: newest.title })
+      : format(ngettext("%(count)s new notification", "%(count)s new notifications",
+                        notes.length), { count: notes.length });
+    this.toasts.show(text, { action: () => this.open(newest.id) });
+  }
+}
