@@ -89,7 +89,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else 
 # collectstatic step; production can still run collectstatic into STATIC_ROOT.
 WHITENOISE_USE_FINDERS = True
 # STATIC_ROOT only exists after collectstatic; until then WhiteNoise serves from the finders.
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+warnings.filterwarnings("ignore", message="No directory at")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"

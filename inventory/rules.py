@@ -1,8 +1,7 @@
-"""The worked rule example: negative bin stock after a pick wave raises REP_NOTICE.
+"""The worked rule example: negative bin stock after a pick wave raises REP_NOTICE."""
 
-Subscriptions decide who receives it (in the demo: the warehouse's Replenishment role). The
-same rule ships as an SQL rule in the demo data (inventory.demo.NEGATIVE_STOCK_SQL).
-"""
+# Subscriptions decide who receives it (in the demo: the warehouse's Replenishment role). The
+# same rule ships as an SQL rule in the demo data (inventory.demo.NEGATIVE_STOCK_SQL).
 
 from __future__ import annotations
 

@@ -88,8 +88,11 @@ def simulate_demo_activity(rng: random.Random | None = None, *,
             if rng.random() < 0.5:
                 replenish(warehouse=warehouse_id, bin_code=bin.code,
                           quantity=-bin.stock + rng.randint(20, 60))
-        codes = list(Bin.objects.filter(warehouse_id=warehouse_id).values_list("code", flat=True))
-        picked = rng.sample(codes, k=min(2, len(codes)))
-        waves.append(run_pick_wave(warehouse=warehouse_id,
-                                   picks={code: rng.randint(4, 18) for code in picked}))
+        # Pickers are sent only to bins the records say hold stock, as in a real WMS.
+        codes = list(Bin.objects.filter(warehouse_id=warehouse_id, stock__gt=0)
+                     .values_list("code", flat=True))
+        if codes:
+            picked = rng.sample(codes, k=min(2, len(codes)))
+            waves.append(run_pick_wave(warehouse=warehouse_id,
+                                       picks={code: rng.randint(4, 18) for code in picked}))
     return waves

@@ -17,8 +17,8 @@ from django.urls import path, reverse
 from subscriptions.models import Warehouse
 
 from .rules import runner
+from .rules.domain import RuleRun
 from .rules.models import SqlRule
-from .rules.runner import RuleRun
 
 DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
 
@@ -42,8 +42,8 @@ class LastRunFilter(admin.SimpleListFilter):
 
 @admin.register(SqlRule)
 class SqlRuleAdmin(admin.ModelAdmin):
-    list_display = ["name", "message_type", "interval_seconds", "is_active", "last_run_at",
-                    "last_result_count", "last_run_ok", "short_error"]
+    list_display = ["name", "message_type_code", "every", "is_active", "last_run_at",
+                    "result_count", "last_run_ok", "short_error"]
     list_filter = ["is_active", LastRunFilter, "message_type"]
     search_fields = ["name", "description", "query", "message_type__code"]
     list_select_related = ["message_type"]
@@ -69,6 +69,18 @@ class SqlRuleAdmin(admin.ModelAdmin):
                 "style": "font-family: monospace; width: 100%;",
             })
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="Type", ordering="message_type__code")
+    def message_type_code(self, rule: SqlRule) -> str:
+        return rule.message_type.code
+
+    @admin.display(description="Every", ordering="interval_seconds")
+    def every(self, rule: SqlRule) -> str:
+        return f"{rule.interval_seconds} s"
+
+    @admin.display(description="Result count", ordering="last_result_count")
+    def result_count(self, rule: SqlRule) -> int | None:
+        return rule.last_result_count
 
     @admin.display(description="OK", boolean=True)
     def last_run_ok(self, rule: SqlRule) -> bool | None:

@@ -1,10 +1,9 @@
-"""Rules that implementers add: scheduled scans that raise notifications (Python and SQL rules).
+"""Rules that implementers add: scheduled scans that raise notifications (Python and SQL rules)."""
 
-Write a Python rule by subclassing `Rule` and decorating it with `@register` in a `rules.py`
-module of any installed app (it is found automatically); write an SQL rule in the admin
-(`SqlRule`). Celery beat runs the due ones (`notifications.rules.tasks.run_due_rules`), and
-`python manage.py run_rules` runs them by hand. See README.md, "Rules".
-"""
+# Write a Python rule by subclassing `Rule` and decorating it with `@register` in a `rules.py`
+# module of any installed app (found automatically); write an SQL rule in the admin (`SqlRule`).
+# Celery beat runs the due ones (`notifications.rules.tasks.run_due_rules`), and
+# `python manage.py run_rules` runs them by hand. See README.md, "Rules".
 
 from .base import Alert, Rule, RuleRegistry, register, registry
 

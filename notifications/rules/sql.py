@@ -1,18 +1,17 @@
-"""SQL rules: checking that a query is one read-only SELECT, and running it read-only, time-limited.
+"""SQL rules: refusing all but one read-only SELECT, and running it read-only with a time limit."""
 
-Defence in depth, because the query is typed by people in the admin:
-1. `check_query` parses the text (sqlparse) and refuses anything but a single SELECT (or
-   WITH ... SELECT): no INSERT/UPDATE/DELETE, DDL, PRAGMA, ATTACH, SELECT INTO, FOR UPDATE,
-   several statements. It runs when the rule is saved and again before every run.
-2. The query runs wrapped as a sub-query (`SELECT * FROM (<query>) AS rule_rows`), which the
-   database refuses to parse if it is not a query.
-3. It runs read-only: on SQLite with `PRAGMA query_only` set on the connection for the duration
-   (Python's sqlite3 also runs one statement per call), on PostgreSQL inside a
-   `READ ONLY` transaction (savepoint) that is always rolled back.
-4. It has a time limit: SQLite's progress handler aborts it after the deadline, PostgreSQL's
-   `SET LOCAL statement_timeout` cancels it.
-Sites should still point SQL rules at a database user that can only read (RULES_SQL_DATABASE).
-"""
+# Defence in depth, because the query is typed by people in the admin:
+# 1. `check_query` parses the text (sqlparse) and refuses anything but a single SELECT (or
+#    WITH ... SELECT): no INSERT/UPDATE/DELETE, DDL, PRAGMA, ATTACH, SELECT INTO, FOR UPDATE,
+#    several statements. It runs when the rule is saved and again before every run.
+# 2. The query runs wrapped as a sub-query (`SELECT * FROM (<query>) AS rule_rows`), which the
+#    database refuses to parse if it is not a query.
+# 3. It runs read-only: on SQLite with `PRAGMA query_only` set on the connection for the duration
+#    (Python's sqlite3 also runs one statement per call), on PostgreSQL inside a `READ ONLY`
+#    transaction (savepoint) that is always rolled back.
+# 4. It has a time limit: SQLite's progress handler aborts it after the deadline, PostgreSQL's
+#    `SET LOCAL statement_timeout` cancels it.
+# Sites should still point SQL rules at a database user that can only read (RULES_SQL_DATABASE).
 
 from __future__ import annotations
 
@@ -90,7 +89,13 @@ def check_query(query: str) -> str:
                                f"(a single SELECT).")
     if statement.get_type() != "SELECT":
         raise SqlRuleError("The query must be a SELECT (or WITH ... SELECT).")
-    return text
+    # Without its trailing ';' and comments (sqlparse keeps a comment after the ';' in the
+    # statement), which would break the sub-query the query is wrapped in.
+    tokens = list(statement.flatten())
+    while tokens and (tokens[-1].is_whitespace or tokens[-1].ttype in T.Comment
+                      or tokens[-1].match(T.Punctuation, ";")):
+        tokens.pop()
+    return "".join(token.value for token in tokens)
 
 
 def check_columns(columns: Sequence[str]) -> None:

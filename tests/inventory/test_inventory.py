@@ -19,8 +19,8 @@ from inventory.demo import SQL_RULE_NAME
 from inventory.models import Bin
 from inventory.rules import NegativeBinStock
 from notifications.rules import Alert, registry, runner
+from notifications.rules.domain import AlertStatus
 from notifications.rules.models import SqlRule
-from notifications.rules.runner import AlertStatus
 from subscriptions.models import Warehouse
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from notifications.rules import runner
-from notifications.rules.runner import AlertStatus, RuleRun, plural
+from notifications.rules.domain import AlertStatus, RuleRun, plural
+from subscriptions.models import Warehouse
 
 
 class Command(BaseCommand):
@@ -37,6 +38,8 @@ class Command(BaseCommand):
         which = "" if rule else "due "
         self.stdout.write(f"{verb} {plural(len(rules), which + 'rule')}:")
         runs = runner.run_rules(rules, dry_run=dry_run)
+        ids = {o.alert.warehouse_id for run in runs for o in run.outcomes}
+        self.warehouse_codes = dict(Warehouse.objects.filter(pk__in=ids).values_list("pk", "code"))
         for run in runs:
             self._report(run, verbose=dry_run or options["verbosity"] > 1)
         self._total(runs, dry_run=dry_run)
@@ -50,7 +53,8 @@ class Command(BaseCommand):
             if not verbose and outcome.status != AlertStatus.FAILED:
                 continue
             alert = outcome.alert
-            line = (f"    {outcome.status:<10} warehouse {alert.warehouse_id}  key {alert.key!r}  "
+            warehouse = self.warehouse_codes.get(alert.warehouse_id, f"#{alert.warehouse_id}")
+            line = (f"    {outcome.status:<10}  {warehouse}  [{alert.key}]  "
                     f"{alert.title} | {alert.body}")
             if alert.data:
                 line += f"  {json.dumps(alert.data, ensure_ascii=False)}"

@@ -37,8 +37,8 @@ def test_dry_run_prints_each_alert_and_sends_nothing(make_rule, rita, warehouse,
     output = run_rules("--dry-run")
 
     assert "Dry run of 1 due rule:" in output
-    assert (f"would send warehouse {warehouse.pk}  key 'A-01-03'  Replenish A-01-03 | "
-            f'Stock is -12 after wave 8812  {{"bin": "A-01-03", "qty": -12}}') in output
+    assert ("would send  SH01  [A-01-03]  Replenish A-01-03 | Stock is -12 after wave 8812  "
+            '{"bin": "A-01-03", "qty": -12}') in output
     assert "1 would be sent, 0 already notified. Nothing was sent." in output
     assert inbox(rita, warehouse) == []
     assert store.last_runs(["py:shortages"]) == {}  # still due: a dry run records nothing

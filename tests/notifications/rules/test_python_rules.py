@@ -6,13 +6,13 @@ import pytest
 
 from config.timestamps import now_ms
 from notifications.rules import Alert, Rule, RuleRegistry, runner, store
-from notifications.rules.runner import AlertStatus
+from notifications.rules.domain import AlertStatus, RuleRun
 from subscriptions.models import Warehouse
 
 from .conftest import alert
 
 
-def run(name: str = "shortages", *, dry_run: bool = False) -> runner.RuleRun:
+def run(name: str = "shortages", *, dry_run: bool = False) -> RuleRun:
     return runner.run_rule(runner.find_rule(name), dry_run=dry_run)
 
 

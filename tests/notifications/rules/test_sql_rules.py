@@ -14,8 +14,8 @@ from django.utils import timezone
 from inventory.demo import JSON_FUNCTIONS
 from inventory.models import Bin
 from notifications.rules import Alert, runner, sql
+from notifications.rules.domain import AlertStatus, RuleRun
 from notifications.rules.models import SqlRule
-from notifications.rules.runner import AlertStatus
 
 from .conftest import OK_QUERY, alert
 
@@ -33,7 +33,7 @@ def negative_bin(warehouse) -> Bin:
     return Bin.objects.create(warehouse=warehouse, code="A-01-03", stock=-12, last_wave=8812)
 
 
-def run(rule: SqlRule, *, dry_run: bool = False) -> runner.RuleRun:
+def run(rule: SqlRule, *, dry_run: bool = False) -> RuleRun:
     rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
     return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
 
@@ -92,20 +92,31 @@ def test_messages_explain_what_a_query_must_return():
 
 
 def test_a_valid_query_passes_with_trailing_semicolon_comments_and_percent(sql_rule):
-    rule = sql_rule("-- bins below zero\n" + OK_QUERY + " AND code LIKE 'A-%' ;")
+    rule = sql_rule("-- bins below zero\n" + OK_QUERY + " AND code LIKE 'A-%' ; -- done")
 
     assert rule.pk
 
 
-def test_a_forbidden_query_saved_around_the_admin_is_refused_at_run_time(sql_rule, negative_bin):
-    rule = sql_rule("DELETE FROM inventory_bin", clean=False)
+@pytest.mark.parametrize("query, message", [
+    ("DELETE FROM inventory_bin", "DELETE is not allowed"),
+    ("INSERT INTO inventory_bin (warehouse_id, code, stock) SELECT warehouse_id, 'X', 1 "
+     "FROM inventory_bin", "INSERT is not allowed"),
+    ("UPDATE inventory_bin SET stock = 0", "UPDATE is not allowed"),
+    ("DROP TABLE inventory_bin", "DROP is not allowed"),
+    ("SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin; "
+     "DELETE FROM inventory_bin", "Only one statement"),
+    ("PRAGMA query_only = OFF", "must be a SELECT"),
+])
+def test_a_forbidden_query_saved_around_the_admin_is_refused_at_run_time(sql_rule, negative_bin,
+                                                                         query, message):
+    rule = sql_rule(query, clean=False)  # e.g. written straight into the table
 
     result = run(rule)
 
-    assert "DELETE is not allowed" in result.error and result.alert_count is None
+    assert message in result.error and result.alert_count is None
     rule.refresh_from_db()
-    assert "DELETE is not allowed" in rule.last_error and rule.last_result_count is None
-    assert Bin.objects.count() == 1
+    assert message in rule.last_error and rule.last_result_count is None
+    assert list(Bin.objects.values_list("code", "stock")) == [("A-01-03", -12)]
 
 
 def test_a_query_missing_columns_is_refused_at_run_time(sql_rule, negative_bin):
