@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models.functions import Lower
 
+from config.timestamps import ms_to_datetime
+
 from . import keys, store
 from .domain import Chat, ChatKind, ChatNotFound, Message, UserRef
 from .store import StoredChat, StoredMessage
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Shown for a member whose account has been deleted from the database since they chatted.
 DELETED_USERNAME = "(deleted user)"
-
-
-def datetime_from_ms(ms: int) -> datetime:
-    # Adding a timedelta keeps the milliseconds exact; fromtimestamp(ms / 1000) can round.
-    return EPOCH + timedelta(milliseconds=ms)
 
 
 def user_refs(user_ids: Iterable[int]) -> dict[int, UserRef]:
@@ -37,7 +32,7 @@ def user_refs(user_ids: Iterable[int]) -> dict[int, UserRef]:
 
 def present_message(message: StoredMessage, users: dict[int, UserRef]) -> Message:
     return Message(id=message.id, chat=message.chat_id, sender=users[message.sender_id],
-                   body=message.body, sent_at=datetime_from_ms(message.sent_ms))
+                   body=message.body, sent_at=ms_to_datetime(message.sent_ms))
 
 
 def present_messages(messages: Sequence[StoredMessage]) -> list[Message]:
@@ -63,7 +58,7 @@ def present_chats(chats: Sequence[StoredChat]) -> list[Chat]:
             unread=chat.unread,
             last_message=(present_message(chat.last_message, users)
                           if chat.last_message else None),
-            last_activity=datetime_from_ms(chat.last_activity_ms),
+            last_activity=ms_to_datetime(chat.last_activity_ms),
         )
         for chat in chats
     ]

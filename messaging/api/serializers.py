@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.timestamps import iso
 from messaging.domain import ChatKind
 
 
@@ -16,8 +17,7 @@ class MillisecondDateTimeField(serializers.Field):
     """ISO 8601 in UTC with milliseconds and `Z`: `2026-11-21T08:15:02.113Z`."""
 
     def to_representation(self, value: datetime) -> str:
-        value = value.astimezone(UTC)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return iso(value)
 
 
 class UserRefSerializer(serializers.Serializer):
