@@ -164,6 +164,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"ChatKindEnum": [("group", "group"), ("direct", "direct")]},
 }
 
 # --- Notifications ---------------------------------------------------------------------
