@@ -76,12 +76,18 @@ class EmbeddedRedis:
 def _spawn(port: int, data_dir: Path, *, persist: bool) -> subprocess.Popen[bytes]:
     args = [
         redis_server_binary(),
-        "--port", str(port),
-        "--bind", "127.0.0.1",
-        "--dir", str(data_dir),
-        "--appendonly", "no",
-        "--save", "60 1" if persist else "",
-        "--loglevel", "warning",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(data_dir),
+        "--appendonly",
+        "no",
+        "--save",
+        "60 1" if persist else "",
+        "--loglevel",
+        "warning",
     ]
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -102,14 +108,20 @@ def _wait_until_ready(server: EmbeddedRedis, *, timeout: float) -> None:
             time.sleep(0.05)
 
 
-def start(*, port: int | None = None, data_dir: Path | None = None, persist: bool = False,
-          timeout: float = 15.0) -> EmbeddedRedis:
+def start(
+    *,
+    port: int | None = None,
+    data_dir: Path | None = None,
+    persist: bool = False,
+    timeout: float = 15.0,
+) -> EmbeddedRedis:
     """Start redis-server and return once it answers PING."""
     port = port or free_port()
     if data_dir is None:
         data_dir = Path(tempfile.mkdtemp(prefix="wms-redis-"))
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = EmbeddedRedis(port=port, data_dir=data_dir,
-                           process=_spawn(port, data_dir, persist=persist))
+    server = EmbeddedRedis(
+        port=port, data_dir=data_dir, process=_spawn(port, data_dir, persist=persist)
+    )
     _wait_until_ready(server, timeout=timeout)
     return server

@@ -38,9 +38,7 @@ class LuaScript:
         """Load `lua/<name>.lua` from the folder of the module that owns the script."""
         return cls(Path(module_file).resolve().parent / "lua" / f"{name}.lua")
 
-    def __call__(
-        self, *, keys: Sequence[str], args: Sequence[Any] = (), client: Any = None
-    ) -> Any:
+    def __call__(self, *, keys: Sequence[str], args: Sequence[Any] = (), client: Any = None) -> Any:
         client = client if client is not None else get_redis()
         if self._script is None:
             self._script = get_redis().register_script(self.source)

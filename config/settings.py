@@ -119,8 +119,10 @@ CACHES = {
     },
     # Throttle counters stay in each process: a poll then costs no Redis round trip beyond its
     # one script call, and throttling keeps working while Redis is down.
-    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                 "LOCATION": "throttle"},
+    "throttle": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "throttle",
+    },
 }
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
@@ -182,12 +184,14 @@ NOTIFICATION_MARK_READ_MAX_IDS = 500
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.
 NOTIFICATION_SWEEP_BATCH = env.int("NOTIFICATION_SWEEP_BATCH", default=200)
 NOTIFICATION_SWEEP_OPS_PER_CALL = env.int("NOTIFICATION_SWEEP_OPS_PER_CALL", default=1000)
-CELERY_BEAT_SCHEDULE.update({
-    "expire-notifications": {
-        "task": "notifications.tasks.expire_notifications",
-        "schedule": env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0),
-    },
-})
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "expire-notifications": {
+            "task": "notifications.tasks.expire_notifications",
+            "schedule": env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0),
+        },
+    }
+)
 
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
@@ -204,16 +208,18 @@ CHAT_IDLE_DAYS = env.int("CHAT_IDLE_DAYS", default=90)
 # Retention visits this many chats per round trip and removes at most this many messages per
 # Redis call, so no call blocks Redis for long.
 CHAT_SWEEP_BATCH = env.int("CHAT_SWEEP_BATCH", default=500)
-CELERY_BEAT_SCHEDULE.update({
-    "purge-old-chat-messages": {
-        "task": "messaging.tasks.purge_old_chat_messages",
-        "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
-    },
-    "drop-idle-chats": {
-        "task": "messaging.tasks.drop_idle_chats",
-        "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
-    },
-})
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "purge-old-chat-messages": {
+            "task": "messaging.tasks.purge_old_chat_messages",
+            "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
+        },
+        "drop-idle-chats": {
+            "task": "messaging.tasks.drop_idle_chats",
+            "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
+        },
+    }
+)
 
 # --- Rules -------------------------------------------------------------------------------
 # Beat asks "which rules are due?" this often; each rule's own interval decides whether it runs.
@@ -230,24 +236,28 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
 # Names of Python rules that must not run on their own (run_rules --rule still runs them).
 RULES_DISABLED = env.list("RULES_DISABLED", default=[])
-CELERY_BEAT_SCHEDULE.update({
-    "run-due-rules": {
-        "task": "notifications.rules.tasks.run_due_rules",
-        "schedule": RULES_TICK_SECONDS,
-        # Ticks queued while no worker ran are dropped: the next tick finds what is due.
-        "options": {"expires": RULES_TICK_SECONDS},
-    },
-})
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "run-due-rules": {
+            "task": "notifications.rules.tasks.run_due_rules",
+            "schedule": RULES_TICK_SECONDS,
+            # Ticks queued while no worker ran are dropped: the next tick finds what is due.
+            "options": {"expires": RULES_TICK_SECONDS},
+        },
+    }
+)
 # `manage.py demo` sets this: a pick wave every so often lowers demo bin stock (demo only).
 WMS_DEMO_PICK_WAVES = env.bool("WMS_DEMO_PICK_WAVES", default=False)
 if WMS_DEMO_PICK_WAVES:
-    CELERY_BEAT_SCHEDULE.update({
-        "demo-pick-wave": {
-            "task": "inventory.tasks.demo_pick_wave",
-            "schedule": env.float("WMS_DEMO_PICK_WAVE_SECONDS", default=20.0),
-            "options": {"expires": 20.0},
-        },
-    })
+    CELERY_BEAT_SCHEDULE.update(
+        {
+            "demo-pick-wave": {
+                "task": "inventory.tasks.demo_pick_wave",
+                "schedule": env.float("WMS_DEMO_PICK_WAVE_SECONDS", default=20.0),
+                "options": {"expires": 20.0},
+            },
+        }
+    )
 
 # --- UI ----------------------------------------------------------------------------------
 # How often the warehouse page polls the API, and the longest it waits between retries while

@@ -17,8 +17,12 @@ DEMO_PASSWORD = "demo12345"
 
 WAREHOUSES = [("SH01", "Shanghai Pudong DC"), ("BJ02", "Beijing Shunyi DC")]
 MESSAGE_TYPES = [
-    ("REP_NOTICE", "补货通知 Replenishment notice", 3 * 24 * 3600,
-     "A bin's stock went negative after a pick wave: replenish it."),
+    (
+        "REP_NOTICE",
+        "补货通知 Replenishment notice",
+        3 * 24 * 3600,
+        "A bin's stock went negative after a pick wave: replenish it.",
+    ),
     ("QC_ALERT", "质检提醒 Quality check", 24 * 3600, "Goods are waiting for a quality check."),
     ("SYS_NOTICE", "系统通知 System notice", 24 * 3600, "Announcements for everyone on site."),
 ]
@@ -66,19 +70,30 @@ def load_demo_data() -> list[DemoLogin]:
             user.set_password(DEMO_PASSWORD)
             user.save()
         user.groups.add(*(roles[r] for r in role_names))
-        logins.append(DemoLogin(username, DEMO_PASSWORD,
-                                "staff: Django admin" if is_staff else ", ".join(role_names)))
+        logins.append(
+            DemoLogin(
+                username,
+                DEMO_PASSWORD,
+                "staff: Django admin" if is_staff else ", ".join(role_names),
+            )
+        )
 
-    wanted = [
-        (types["REP_NOTICE"], wh, {"role": roles["Replenishment"]}) for wh in warehouses.values()
-    ] + [
-        (types[code], wh, {"role": roles["Supervisors"]})
-        for code in ("QC_ALERT", "REP_NOTICE", "SYS_NOTICE") for wh in warehouses.values()
-    ] + [(types["SYS_NOTICE"], wh, {"role": roles["Replenishment"]})
-         for wh in warehouses.values()]
+    wanted = (
+        [(types["REP_NOTICE"], wh, {"role": roles["Replenishment"]}) for wh in warehouses.values()]
+        + [
+            (types[code], wh, {"role": roles["Supervisors"]})
+            for code in ("QC_ALERT", "REP_NOTICE", "SYS_NOTICE")
+            for wh in warehouses.values()
+        ]
+        + [
+            (types["SYS_NOTICE"], wh, {"role": roles["Replenishment"]})
+            for wh in warehouses.values()
+        ]
+    )
     for message_type, warehouse, subscriber in wanted:
-        Subscription.objects.get_or_create(message_type=message_type, warehouse=warehouse,
-                                           **subscriber)
+        Subscription.objects.get_or_create(
+            message_type=message_type, warehouse=warehouse, **subscriber
+        )
     # Bins and stock for the rules example (a bin already negative after wave 8812) and the
     # negative-stock rule as an SQL rule beside the Python one.
     load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])

@@ -37,8 +37,11 @@ def pick_wave(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Quer
     for warehouse_id, picks in by_warehouse.items():
         wave = services.run_pick_wave(warehouse=warehouse_id, picks=picks)
         negative = ", ".join(wave.negative) or "none"
-        modeladmin.message_user(request, f"Wave {wave.number}: picked from {len(picks)} bins; "
-                                         f"negative now: {negative}.", messages.SUCCESS)
+        modeladmin.message_user(
+            request,
+            f"Wave {wave.number}: picked from {len(picks)} bins; negative now: {negative}.",
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Bin)

@@ -15,8 +15,14 @@ from .services import run_pick_wave
 
 # warehouse code -> (bin code, stock)
 DEMO_BINS: dict[str, list[tuple[str, int]]] = {
-    "SH01": [("A-01-01", 40), ("A-01-02", 25), ("A-01-03", 6), ("A-01-04", 60), ("A-02-01", 18),
-             ("A-02-02", 9)],
+    "SH01": [
+        ("A-01-01", 40),
+        ("A-01-02", 25),
+        ("A-01-03", 6),
+        ("A-01-04", 60),
+        ("A-02-01", 18),
+        ("A-02-02", 9),
+    ],
     "BJ02": [("B-01-01", 30), ("B-01-02", 12), ("B-02-07", 45), ("B-03-05", 7)],
 }
 # The first wave, run when the bins are created: A-01-03 ends at -12, so the demo shows a
@@ -52,8 +58,9 @@ def load_demo_inventory(warehouses: Mapping[str, Warehouse], rep_notice: Message
         if warehouse is None:
             continue
         for code, stock in bins:
-            _, created = Bin.objects.get_or_create(warehouse=warehouse, code=code,
-                                                   defaults={"stock": stock})
+            _, created = Bin.objects.get_or_create(
+                warehouse=warehouse, code=code, defaults={"stock": stock}
+            )
             if created:
                 created_codes.add(warehouse_code)
     wave_warehouse, number, picks = FIRST_WAVE
@@ -70,7 +77,7 @@ def load_demo_inventory(warehouses: Mapping[str, Warehouse], rep_notice: Message
             # this on and add negative_bin_stock to RULES_DISABLED to try the SQL version.
             is_active=False,
             description="The SQL twin of the Python rule negative_bin_stock (inventory/rules.py)."
-                        " Use the 'Dry run' action to preview what it would send.",
+            " Use the 'Dry run' action to preview what it would send.",
         )
         rule.full_clean()  # the shipped query passes the same checks as one typed in the admin
         rule.save()

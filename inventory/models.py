@@ -16,8 +16,9 @@ class Bin(models.Model):
         default=0,
         help_text="Below zero when a pick wave took more than the records showed: replenish.",
     )
-    last_wave = models.PositiveIntegerField(null=True, blank=True,
-                                            help_text="The last pick wave that took from it.")
+    last_wave = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The last pick wave that took from it."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

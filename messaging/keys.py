@@ -70,8 +70,7 @@ def sequence(chat_id: str) -> str:
 
 def chat_keys(chat_id: str) -> list[str]:
     """Every key of a chat, in the KEYS[] order all chat scripts declare (see lua/*.lua)."""
-    return [meta(chat_id), members(chat_id), joined(chat_id), messages(chat_id),
-            sequence(chat_id)]
+    return [meta(chat_id), members(chat_id), joined(chat_id), messages(chat_id), sequence(chat_id)]
 
 
 def user_prefix(user_id: int) -> str:

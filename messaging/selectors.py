@@ -24,15 +24,21 @@ def user_refs(user_ids: Iterable[int]) -> dict[int, UserRef]:
     wanted = set(user_ids)
     found = {
         pk: UserRef(id=pk, username=username)
-        for pk, username in get_user_model().objects.filter(pk__in=wanted)
+        for pk, username in get_user_model()
+        .objects.filter(pk__in=wanted)
         .values_list("pk", "username")
     }
     return {pk: found.get(pk, UserRef(id=pk, username=DELETED_USERNAME)) for pk in wanted}
 
 
 def present_message(message: StoredMessage, users: dict[int, UserRef]) -> Message:
-    return Message(id=message.id, chat=message.chat_id, sender=users[message.sender_id],
-                   body=message.body, sent_at=ms_to_datetime(message.sent_ms))
+    return Message(
+        id=message.id,
+        chat=message.chat_id,
+        sender=users[message.sender_id],
+        body=message.body,
+        sent_at=ms_to_datetime(message.sent_ms),
+    )
 
 
 def present_messages(messages: Sequence[StoredMessage]) -> list[Message]:
@@ -53,11 +59,13 @@ def present_chats(chats: Sequence[StoredChat]) -> list[Chat]:
         Chat(
             id=chat.id,
             kind=ChatKind(chat.kind),
-            members=tuple(sorted((users[m] for m in chat.member_ids),
-                                 key=lambda u: (u.username.casefold(), u.id))),
+            members=tuple(
+                sorted(
+                    (users[m] for m in chat.member_ids), key=lambda u: (u.username.casefold(), u.id)
+                )
+            ),
             unread=chat.unread,
-            last_message=(present_message(chat.last_message, users)
-                          if chat.last_message else None),
+            last_message=(present_message(chat.last_message, users) if chat.last_message else None),
             last_activity=ms_to_datetime(chat.last_activity_ms),
         )
         for chat in chats
@@ -91,25 +99,25 @@ def chat_list(*, user: AbstractBaseUser) -> list[Chat]:
     found = store.summaries(user_id=user_id, chat_ids=[chat for chat, _ in entries])
     # The user's chat list is an index; entries whose chat no longer counts them as a member
     # are dropped here (conditionally: never one re-added meanwhile).
-    store.drop_stale(user_id=user_id,
-                     entries=[e for e, chat in zip(entries, found, strict=True) if chat is None])
+    store.drop_stale(
+        user_id=user_id, entries=[e for e, chat in zip(entries, found, strict=True) if chat is None]
+    )
     chats = [chat for chat in found if chat is not None]
     chats.sort(key=lambda c: (c.last_activity_ms, c.id), reverse=True)
     return present_chats(chats)
 
 
-def message_list(*, user: AbstractBaseUser, chat_id: str, after: int,
-                 limit: int) -> list[Message]:
+def message_list(*, user: AbstractBaseUser, chat_id: str, after: int, limit: int) -> list[Message]:
     """Stored messages after `after`, oldest first; seen ids do not change."""
-    found = store.list_messages(chat_id=require_chat_id(chat_id), user_id=user.pk,
-                                after=after, limit=limit)
+    found = store.list_messages(
+        chat_id=require_chat_id(chat_id), user_id=user.pk, after=after, limit=limit
+    )
     if found is None:
         raise ChatNotFound(chat_id)
     return present_messages(found)
 
 
-def contact_search(*, user: AbstractBaseUser, q: str,
-                   limit: int | None = None) -> list[UserRef]:
+def contact_search(*, user: AbstractBaseUser, q: str, limit: int | None = None) -> list[UserRef]:
     """Autocomplete: my recent contacts matching the prefix (most recent first), then other
     active users matching it (by username), excluding me; at most `limit`."""
     limit = settings.CHAT_CONTACTS_LIMIT if limit is None else limit
@@ -121,7 +129,10 @@ def contact_search(*, user: AbstractBaseUser, q: str,
     recent = dict(candidates.filter(pk__in=recent_ids).values_list("pk", "username"))
     results = [UserRef(id=pk, username=recent[pk]) for pk in recent_ids if pk in recent][:limit]
     if len(results) < limit:
-        others = (candidates.exclude(pk__in=recent).order_by(Lower("username"), "pk")
-                  .values_list("pk", "username")[: limit - len(results)])
+        others = (
+            candidates.exclude(pk__in=recent)
+            .order_by(Lower("username"), "pk")
+            .values_list("pk", "username")[: limit - len(results)]
+        )
         results.extend(UserRef(id=pk, username=username) for pk, username in others)
     return results

@@ -51,15 +51,17 @@ def validate_body(body: str, field: str = "body") -> str:
         raise InvalidChatRequest(field, "A message must be valid Unicode text.") from None
     limit = settings.CHAT_MESSAGE_MAX_LENGTH
     if len(body) > limit:
-        raise InvalidChatRequest(field, f"A message can have at most {limit} characters "
-                                        f"(this one has {len(body)}).")
+        raise InvalidChatRequest(
+            field, f"A message can have at most {limit} characters (this one has {len(body)})."
+        )
     return body
 
 
 def _require_active_users(user_ids: Iterable[int], field: str) -> set[int]:
     wanted = {int(pk) for pk in user_ids}
-    found = set(get_user_model().objects.filter(pk__in=wanted, is_active=True)
-                .values_list("pk", flat=True))
+    found = set(
+        get_user_model().objects.filter(pk__in=wanted, is_active=True).values_list("pk", flat=True)
+    )
     missing = sorted(wanted - found)
     if missing:
         listed = ", ".join(str(pk) for pk in missing)
@@ -77,8 +79,9 @@ def _touch_contacts(user: AbstractBaseUser, contact_ids: Iterable[int]) -> None:
 # --- Creating and opening chats -----------------------------------------------------------------
 
 
-def chat_create_group(*, creator: AbstractBaseUser, member_ids: Iterable[int],
-                      message: str) -> Chat:
+def chat_create_group(
+    *, creator: AbstractBaseUser, member_ids: Iterable[int], message: str
+) -> Chat:
     """A new group chat of the creator and these users, `message` its first message."""
     validate_body(message, field="message")
     others = {int(pk) for pk in member_ids} - {creator.pk}
@@ -92,14 +95,24 @@ def chat_create_group(*, creator: AbstractBaseUser, member_ids: Iterable[int],
     chat_id = f"g-{secrets.token_hex(8)}"
     everyone = sorted(others | {creator.pk})
     at = now_ms()
-    version, first = store.create_group(chat_id=chat_id, creator_id=creator.pk,
-                                        member_ids=everyone, body=message, now_ms=at)
+    version, first = store.create_group(
+        chat_id=chat_id, creator_id=creator.pk, member_ids=everyone, body=message, now_ms=at
+    )
     store.index_chat(chat_id=chat_id, user_ids=everyone, version=version, activity_ms=at)
     _touch_contacts(creator, sorted(others))
     # The creator's view is known without asking Redis again: they have seen their message.
-    return present_chats([StoredChat(id=chat_id, kind="group", member_ids=tuple(everyone),
-                                     unread=0, last_message=first,
-                                     last_activity_ms=first.sent_ms)])[0]
+    return present_chats(
+        [
+            StoredChat(
+                id=chat_id,
+                kind="group",
+                member_ids=tuple(everyone),
+                unread=0,
+                last_message=first,
+                last_activity_ms=first.sent_ms,
+            )
+        ]
+    )[0]
 
 
 def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
@@ -110,11 +123,16 @@ def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
     _require_active_users([other_id], field="user")
     chat_id = keys.direct_chat_id(user.pk, other_id)
     at = now_ms()
-    joined, version = store.open_direct(chat_id=chat_id, user_id=user.pk, other_id=other_id,
-                                        now_ms=at)
+    joined, version = store.open_direct(
+        chat_id=chat_id, user_id=user.pk, other_id=other_id, now_ms=at
+    )
     # Re-adding both costs nothing and repairs an entry a lost index write left out.
-    store.index_chat(chat_id=chat_id, user_ids=[user.pk, other_id], version=version,
-                     activity_ms=at if joined else None)
+    store.index_chat(
+        chat_id=chat_id,
+        user_ids=[user.pk, other_id],
+        version=version,
+        activity_ms=at if joined else None,
+    )
     _touch_contacts(user, [other_id])
     return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
 
@@ -144,8 +162,10 @@ def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
     if outcome is None:
         raise ChatNotFound(chat_id)
     if outcome.unread is None:
-        raise InvalidChatRequest("up_to", f"There is no message {up_to} in this chat yet "
-                                          f"(the last is {outcome.last_id}).")
+        raise InvalidChatRequest(
+            "up_to",
+            f"There is no message {up_to} in this chat yet (the last is {outcome.last_id}).",
+        )
     return outcome.unread
 
 
@@ -153,16 +173,23 @@ def messages_fetch_pending(*, user: AbstractBaseUser) -> list[PendingMessages]:
     """Every unseen message in all the user's chats (up to CHAT_PENDING_MAX_PER_CHAT per
     chat per call), marking them seen. Two Redis round trips however many chats."""
     entries = store.chat_ids_of(user.pk)
-    found = store.fetch_pending(user_id=user.pk, chat_ids=[chat for chat, _ in entries],
-                                limit_per_chat=settings.CHAT_PENDING_MAX_PER_CHAT)
-    store.drop_stale(user_id=user.pk,
-                     entries=[e for e, msgs in zip(entries, found, strict=True) if msgs is None])
+    found = store.fetch_pending(
+        user_id=user.pk,
+        chat_ids=[chat for chat, _ in entries],
+        limit_per_chat=settings.CHAT_PENDING_MAX_PER_CHAT,
+    )
+    store.drop_stale(
+        user_id=user.pk, entries=[e for e, msgs in zip(entries, found, strict=True) if msgs is None]
+    )
     batches = [msgs for msgs in found if msgs]
     presented = present_messages([m for msgs in batches for m in msgs])
     results, start = [], 0
     for msgs in batches:
-        results.append(PendingMessages(chat=msgs[0].chat_id,
-                                       messages=tuple(presented[start:start + len(msgs)])))
+        results.append(
+            PendingMessages(
+                chat=msgs[0].chat_id, messages=tuple(presented[start : start + len(msgs)])
+            )
+        )
         start += len(msgs)
     return results
 
@@ -175,19 +202,25 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     require_chat_id(chat_id)
     [new_member_id] = _require_active_users([new_member_id], field="user")
     at = now_ms()
-    outcome = store.add_member(chat_id=chat_id, actor_id=user.pk, user_id=new_member_id,
-                               now_ms=at, max_members=settings.CHAT_MAX_MEMBERS)
+    outcome = store.add_member(
+        chat_id=chat_id,
+        actor_id=user.pk,
+        user_id=new_member_id,
+        now_ms=at,
+        max_members=settings.CHAT_MAX_MEMBERS,
+    )
     if outcome is None:
         raise ChatNotFound(chat_id)
     if outcome.status == "direct":
         raise InvalidChatRequest("user", "Members can only be added to group chats.")
     if outcome.status == "full":
         raise InvalidChatRequest(
-            "user", f"This chat already has the most members allowed "
-                    f"({settings.CHAT_MAX_MEMBERS}).")
+            "user", f"This chat already has the most members allowed ({settings.CHAT_MAX_MEMBERS})."
+        )
     if outcome.status == "added":
-        store.index_chat(chat_id=chat_id, user_ids=[new_member_id], version=outcome.version,
-                         activity_ms=at)
+        store.index_chat(
+            chat_id=chat_id, user_ids=[new_member_id], version=outcome.version, activity_ms=at
+        )
         _touch_contacts(user, [new_member_id])
     return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
 
@@ -197,8 +230,12 @@ def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
     outcome = store.leave(chat_id=require_chat_id(chat_id), user_id=user.pk, now_ms=now_ms())
     if outcome is None:
         raise ChatNotFound(chat_id)
-    store.unindex_chat(chat_id=chat_id, user_ids=[user.pk], version=outcome.version,
-                       activity_ms=outcome.last_activity_ms if outcome.deleted else None)
+    store.unindex_chat(
+        chat_id=chat_id,
+        user_ids=[user.pk],
+        version=outcome.version,
+        activity_ms=outcome.last_activity_ms if outcome.deleted else None,
+    )
 
 
 # --- Retention (Celery beat) ----------------------------------------------------------------------

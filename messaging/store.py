@@ -99,8 +99,13 @@ def _text(value: bytes | str) -> str:
 
 def _message(chat_id: str, raw: bytes | str) -> StoredMessage:
     data = json.loads(raw)
-    return StoredMessage(id=int(data["id"]), chat_id=chat_id, sender_id=int(data["sender"]),
-                         body=data["body"], sent_ms=int(data["ts"]))
+    return StoredMessage(
+        id=int(data["id"]),
+        chat_id=chat_id,
+        sender_id=int(data["sender"]),
+        body=data["body"],
+        sent_ms=int(data["ts"]),
+    )
 
 
 def _chat(chat_id: str, raw: list[Any]) -> StoredChat:
@@ -109,21 +114,29 @@ def _chat(chat_id: str, raw: list[Any]) -> StoredChat:
     # A member who joined later never sees what was sent before, not even as a preview.
     if last is not None and last.id <= int(joined_at):
         last = None
-    return StoredChat(id=chat_id, kind=_text(kind), member_ids=tuple(int(m) for m in member_ids),
-                      unread=int(unread), last_message=last, last_activity_ms=int(last_ms))
+    return StoredChat(
+        id=chat_id,
+        kind=_text(kind),
+        member_ids=tuple(int(m) for m in member_ids),
+        unread=int(unread),
+        last_message=last,
+        last_activity_ms=int(last_ms),
+    )
 
 
 # --- Writes inside one chat -------------------------------------------------------------------
 
 
-def create_group(*, chat_id: str, creator_id: int, member_ids: Sequence[int], body: str,
-                 now_ms: int) -> tuple[int, StoredMessage]:
+def create_group(
+    *, chat_id: str, creator_id: int, member_ids: Sequence[int], body: str, now_ms: int
+) -> tuple[int, StoredMessage]:
     """Create the chat with its members (creator included) and first message.
 
     Returns the membership version and the first message.
     """
-    result = _create_group(keys=keys.chat_keys(chat_id),
-                           args=[now_ms, creator_id, body, *member_ids])
+    result = _create_group(
+        keys=keys.chat_keys(chat_id), args=[now_ms, creator_id, body, *member_ids]
+    )
     if result is None:
         raise ChatIdTaken(chat_id)
     version, raw = result
@@ -135,13 +148,13 @@ def open_direct(*, chat_id: str, user_id: int, other_id: int, now_ms: int) -> tu
 
     Returns (how many of the pair joined just now, membership version).
     """
-    joined, version = _open_direct(keys=keys.chat_keys(chat_id),
-                                   args=[now_ms, user_id, other_id])
+    joined, version = _open_direct(keys=keys.chat_keys(chat_id), args=[now_ms, user_id, other_id])
     return int(joined), int(version)
 
 
-def send(*, chat_id: str, sender_id: int, body: str,
-         now_ms: int) -> tuple[StoredMessage, tuple[int, ...]] | None:
+def send(
+    *, chat_id: str, sender_id: int, body: str, now_ms: int
+) -> tuple[StoredMessage, tuple[int, ...]] | None:
     """Store a message with the chat's next id. None if the sender is not a member.
 
     Returns the message and the chat's member ids.
@@ -153,11 +166,13 @@ def send(*, chat_id: str, sender_id: int, body: str,
     return _message(chat_id, raw), tuple(int(m) for m in member_ids)
 
 
-def add_member(*, chat_id: str, actor_id: int, user_id: int, now_ms: int,
-               max_members: int) -> AddMemberOutcome | None:
+def add_member(
+    *, chat_id: str, actor_id: int, user_id: int, now_ms: int, max_members: int
+) -> AddMemberOutcome | None:
     """Add a member to a group chat. None if the actor is not a member."""
-    result = _add_member(keys=keys.chat_keys(chat_id),
-                         args=[actor_id, user_id, now_ms, max_members])
+    result = _add_member(
+        keys=keys.chat_keys(chat_id), args=[actor_id, user_id, now_ms, max_members]
+    )
     if result is None:
         return None
     status = _text(result[0])
@@ -170,8 +185,7 @@ def leave(*, chat_id: str, user_id: int, now_ms: int) -> LeaveOutcome | None:
     if result is None:
         return None
     deleted, version, last_ms = result
-    return LeaveOutcome(deleted=bool(deleted), version=int(version),
-                        last_activity_ms=int(last_ms))
+    return LeaveOutcome(deleted=bool(deleted), version=int(version), last_activity_ms=int(last_ms))
 
 
 def mark_read(*, chat_id: str, user_id: int, up_to: int) -> ReadOutcome | None:
@@ -189,9 +203,10 @@ def mark_read(*, chat_id: str, user_id: int, up_to: int) -> ReadOutcome | None:
 
 def chat_ids_of(user_id: int) -> list[tuple[str, float]]:
     """The user's chat index: (chat id, membership version) pairs, possibly with stale ones."""
-    return [(_text(chat), score)
-            for chat, score in get_redis().zrange(keys.user_chats(user_id), 0, -1,
-                                                  withscores=True)]
+    return [
+        (_text(chat), score)
+        for chat, score in get_redis().zrange(keys.user_chats(user_id), 0, -1, withscores=True)
+    ]
 
 
 def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | None]:
@@ -201,12 +216,15 @@ def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | Non
     pipe = get_redis().pipeline(transaction=False)
     for chat_id in chat_ids:
         _summary(keys=keys.chat_keys(chat_id), args=[user_id], client=pipe)
-    return [None if raw is None else _chat(chat_id, raw)
-            for chat_id, raw in zip(chat_ids, pipe.execute(), strict=True)]
+    return [
+        None if raw is None else _chat(chat_id, raw)
+        for chat_id, raw in zip(chat_ids, pipe.execute(), strict=True)
+    ]
 
 
-def fetch_pending(*, user_id: int, chat_ids: Sequence[str],
-                  limit_per_chat: int) -> list[list[StoredMessage] | None]:
+def fetch_pending(
+    *, user_id: int, chat_ids: Sequence[str], limit_per_chat: int
+) -> list[list[StoredMessage] | None]:
     """Unseen messages of each chat, marking them seen, in one round trip for all chats.
 
     None where the user is not a member.
@@ -215,17 +233,16 @@ def fetch_pending(*, user_id: int, chat_ids: Sequence[str],
         return []
     pipe = get_redis().pipeline(transaction=False)
     for chat_id in chat_ids:
-        _fetch_pending(keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat],
-                       client=pipe)
+        _fetch_pending(keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat], client=pipe)
     results: list[list[StoredMessage] | None] = []
     for chat_id, flat in zip(chat_ids, pipe.execute(), strict=True):
-        results.append(None if flat is None
-                       else [_message(chat_id, raw) for raw in flat[0::2]])
+        results.append(None if flat is None else [_message(chat_id, raw) for raw in flat[0::2]])
     return results
 
 
-def list_messages(*, chat_id: str, user_id: int, after: int,
-                  limit: int) -> list[StoredMessage] | None:
+def list_messages(
+    *, chat_id: str, user_id: int, after: int, limit: int
+) -> list[StoredMessage] | None:
     """A page of stored messages after `after`, oldest first. None if not a member."""
     result = _list_messages(keys=keys.chat_keys(chat_id), args=[user_id, after, limit])
     if result is None:
@@ -233,8 +250,9 @@ def list_messages(*, chat_id: str, user_id: int, after: int,
     return [_message(chat_id, raw) for raw in result]
 
 
-def index_chat(*, chat_id: str, user_ids: Iterable[int], version: int,
-               activity_ms: int | None) -> None:
+def index_chat(
+    *, chat_id: str, user_ids: Iterable[int], version: int, activity_ms: int | None
+) -> None:
     """Add the chat to these users' chat lists (and to the activity index), one round trip."""
     pipe = get_redis().pipeline(transaction=False)
     for user_id in user_ids:
@@ -244,8 +262,9 @@ def index_chat(*, chat_id: str, user_ids: Iterable[int], version: int,
     pipe.execute()
 
 
-def unindex_chat(*, chat_id: str, user_ids: Iterable[int], version: int,
-                 activity_ms: int | None) -> None:
+def unindex_chat(
+    *, chat_id: str, user_ids: Iterable[int], version: int, activity_ms: int | None
+) -> None:
     """Drop the chat from these users' lists where their entry is not newer than `version`,
     and from the activity index if its activity there is not newer than `activity_ms`."""
     pipe = get_redis().pipeline(transaction=False)
@@ -278,8 +297,9 @@ def touch_activity(*, chat_id: str, activity_ms: int) -> None:
 def touch_contacts(*, user_id: int, contact_ids: Sequence[int], keep: int) -> None:
     """Move these users to the front of the user's recent contacts (the first one frontmost)."""
     if contact_ids:
-        _touch_contacts(keys=[keys.contacts(user_id)],
-                        args=[keep, *reversed([int(c) for c in contact_ids])])
+        _touch_contacts(
+            keys=[keys.contacts(user_id)], args=[keep, *reversed([int(c) for c in contact_ids])]
+        )
 
 
 def recent_contacts(user_id: int) -> list[int]:
@@ -302,8 +322,7 @@ def scan_chat_ids(batch: int) -> Iterator[list[str]]:
             return
 
 
-def purge_old(*, chat_ids: Sequence[str], cutoff_ms: int,
-              batch: int) -> list[tuple[int, bool]]:
+def purge_old(*, chat_ids: Sequence[str], cutoff_ms: int, batch: int) -> list[tuple[int, bool]]:
     """Remove up to `batch` messages older than the cutoff from each chat, one round trip.
 
     Returns (removed, more left) per chat.
@@ -316,8 +335,9 @@ def purge_old(*, chat_ids: Sequence[str], cutoff_ms: int,
 
 def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
     """Chats whose indexed activity is older than the cutoff, oldest first, at most `batch`."""
-    entries = get_redis().zrange(keys.activity(), "-inf", f"({cutoff_ms}", byscore=True,
-                                 offset=0, num=batch, withscores=True)
+    entries = get_redis().zrange(
+        keys.activity(), "-inf", f"({cutoff_ms}", byscore=True, offset=0, num=batch, withscores=True
+    )
     return [(_text(chat), int(score)) for chat, score in entries]
 
 
@@ -330,8 +350,14 @@ def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
     for chat_id, result in zip(chat_ids, pipe.execute(), strict=True):
         status = _text(result[0])
         if status == "deleted":
-            outcomes.append(IdleOutcome(chat_id, status, version=int(result[1]),
-                                        member_ids=tuple(int(m) for m in result[2])))
+            outcomes.append(
+                IdleOutcome(
+                    chat_id,
+                    status,
+                    version=int(result[1]),
+                    member_ids=tuple(int(m) for m in result[2]),
+                )
+            )
         elif status == "active":
             outcomes.append(IdleOutcome(chat_id, status, last_activity_ms=int(result[1])))
         else:
@@ -339,8 +365,7 @@ def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
     return outcomes
 
 
-def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome],
-                             indexed_ms: dict[str, int]) -> None:
+def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome], indexed_ms: dict[str, int]) -> None:
     """Bring the indexes in line with a sweep, one round trip: deleted and vanished chats
     leave their members' lists and the activity index; chats found active get their real
     activity back in the index so they stop being nominated."""
@@ -350,9 +375,13 @@ def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome],
             pipe.zadd(keys.activity(), {outcome.chat_id: outcome.last_activity_ms}, gt=True)
             continue
         for user_id in outcome.member_ids:
-            _zrem_if_at_most(keys=[keys.user_chats(user_id)],
-                             args=[outcome.chat_id, outcome.version], client=pipe)
-        _zrem_if_at_most(keys=[keys.activity()],
-                         args=[outcome.chat_id, indexed_ms[outcome.chat_id]], client=pipe)
+            _zrem_if_at_most(
+                keys=[keys.user_chats(user_id)],
+                args=[outcome.chat_id, outcome.version],
+                client=pipe,
+            )
+        _zrem_if_at_most(
+            keys=[keys.activity()], args=[outcome.chat_id, indexed_ms[outcome.chat_id]], client=pipe
+        )
     if len(pipe):  # a Pipeline is always truthy
         pipe.execute()

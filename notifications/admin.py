@@ -42,16 +42,26 @@ class LastRunFilter(admin.SimpleListFilter):
 
 @admin.register(SqlRule)
 class SqlRuleAdmin(admin.ModelAdmin):
-    list_display = ["name", "message_type_code", "every", "is_active", "last_run_at",
-                    "result_count", "last_run_ok", "short_error"]
+    list_display = [
+        "name",
+        "message_type_code",
+        "every",
+        "is_active",
+        "last_run_at",
+        "result_count",
+        "last_run_ok",
+        "short_error",
+    ]
     list_filter = ["is_active", LastRunFilter, "message_type"]
     search_fields = ["name", "description", "query", "message_type__code"]
     list_select_related = ["message_type"]
     autocomplete_fields = ["message_type"]
     readonly_fields = ["last_run_at", "last_result_count", "last_error"]
     fieldsets = [
-        (None, {"fields": ["name", "description", "message_type", "interval_seconds",
-                           "is_active"]}),
+        (
+            None,
+            {"fields": ["name", "description", "message_type", "interval_seconds", "is_active"]},
+        ),
         ("Query", {"fields": ["query"]}),
         ("Last run", {"fields": ["last_run_at", "last_result_count", "last_error"]}),
     ]
@@ -61,13 +71,18 @@ class SqlRuleAdmin(admin.ModelAdmin):
     actions = ["dry_run", "run_now", "activate", "deactivate"]
     change_form_template = "admin/notifications/sqlrule/change_form.html"
 
-    def formfield_for_dbfield(self, db_field: models.Field, request: HttpRequest,
-                              **kwargs: object) -> forms.Field | None:
+    def formfield_for_dbfield(
+        self, db_field: models.Field, request: HttpRequest, **kwargs: object
+    ) -> forms.Field | None:
         if db_field.name == "query":
-            kwargs["widget"] = forms.Textarea(attrs={
-                "rows": 14, "cols": 100, "spellcheck": "false",
-                "style": "font-family: monospace; width: 100%;",
-            })
+            kwargs["widget"] = forms.Textarea(
+                attrs={
+                    "rows": 14,
+                    "cols": 100,
+                    "spellcheck": "false",
+                    "style": "font-family: monospace; width: 100%;",
+                }
+            )
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description="Type", ordering="message_type__code")
@@ -112,8 +127,11 @@ class SqlRuleAdmin(admin.ModelAdmin):
         self.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
 
     def get_urls(self) -> list:
-        preview = path("<int:pk>/dry-run/", self.admin_site.admin_view(self.dry_run_view),
-                       name="notifications_sqlrule_dry_run")
+        preview = path(
+            "<int:pk>/dry-run/",
+            self.admin_site.admin_view(self.dry_run_view),
+            name="notifications_sqlrule_dry_run",
+        )
         return [preview, *super().get_urls()]
 
     def dry_run_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -126,16 +144,28 @@ class SqlRuleAdmin(admin.ModelAdmin):
     def _dry_run_page(self, request: HttpRequest, runs: list[RuleRun]) -> HttpResponse:
         warehouse_ids = {o.alert.warehouse_id for run in runs for o in run.outcomes}
         codes = dict(Warehouse.objects.filter(pk__in=warehouse_ids).values_list("pk", "code"))
-        previews = [{
-            "run": run,
-            "change_url": reverse("admin:notifications_sqlrule_change",
-                                  args=[run.rule.id.removeprefix("sql:")]),
-            "rows": [{
-                "warehouse": codes.get(o.alert.warehouse_id, f"#{o.alert.warehouse_id} (unknown)"),
-                "key": o.alert.key, "title": o.alert.title, "body": o.alert.body,
-                "data": json.dumps(o.alert.data, ensure_ascii=False), "status": o.status,
-            } for o in run.outcomes],
-        } for run in runs]
+        previews = [
+            {
+                "run": run,
+                "change_url": reverse(
+                    "admin:notifications_sqlrule_change", args=[run.rule.id.removeprefix("sql:")]
+                ),
+                "rows": [
+                    {
+                        "warehouse": codes.get(
+                            o.alert.warehouse_id, f"#{o.alert.warehouse_id} (unknown)"
+                        ),
+                        "key": o.alert.key,
+                        "title": o.alert.title,
+                        "body": o.alert.body,
+                        "data": json.dumps(o.alert.data, ensure_ascii=False),
+                        "status": o.status,
+                    }
+                    for o in run.outcomes
+                ],
+            }
+            for run in runs
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": "Dry run of SQL rules",

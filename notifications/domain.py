@@ -87,5 +87,7 @@ class SweepReport:
         )
 
     def __str__(self) -> str:
-        return (f"removed {self.notifications} expired notifications, {self.inbox_entries} inbox "
-                f"entries and {self.read_marks} read marks in {self.calls} Redis calls")
+        return (
+            f"removed {self.notifications} expired notifications, {self.inbox_entries} inbox "
+            f"entries and {self.read_marks} read marks in {self.calls} Redis calls"
+        )

@@ -16,8 +16,14 @@ def role_ids_of(user: AbstractBaseUser) -> list[int]:
     return list(user.groups.values_list("id", flat=True))
 
 
-def inbox_page(*, user: AbstractBaseUser, warehouse_id: int, since: int | None = None,
-               limit: int = 50, include_read: bool = False) -> InboxPage:
+def inbox_page(
+    *,
+    user: AbstractBaseUser,
+    warehouse_id: int,
+    since: int | None = None,
+    limit: int = 50,
+    include_read: bool = False,
+) -> InboxPage:
     """Notifications after the `since` cursor, oldest first, in one Redis round trip.
 
     Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS.
@@ -25,14 +31,23 @@ def inbox_page(*, user: AbstractBaseUser, warehouse_id: int, since: int | None =
     now = timestamps.now_ms()
     if since is None:
         since = store.cursor_at(now - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000)
-    return store.list_inbox(warehouse_id=warehouse_id, user_id=user.pk,
-                            role_ids=role_ids_of(user), since=since, limit=limit,
-                            include_read=include_read, now_ms=now)
+    return store.list_inbox(
+        warehouse_id=warehouse_id,
+        user_id=user.pk,
+        role_ids=role_ids_of(user),
+        since=since,
+        limit=limit,
+        include_read=include_read,
+        now_ms=now,
+    )
 
 
 def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummary:
     """The unread count and the newest unread notifications (newest first)."""
-    return store.latest_unread(warehouse_id=warehouse_id, user_id=user.pk,
-                               role_ids=role_ids_of(user),
-                               count=settings.NOTIFICATION_SUMMARY_SIZE,
-                               now_ms=timestamps.now_ms())
+    return store.latest_unread(
+        warehouse_id=warehouse_id,
+        user_id=user.pk,
+        role_ids=role_ids_of(user),
+        count=settings.NOTIFICATION_SUMMARY_SIZE,
+        now_ms=timestamps.now_ms(),
+    )

@@ -55,18 +55,22 @@ def resolve_warehouse(warehouse: Warehouse | int | str) -> Warehouse:
     return found
 
 
-def _validated_content(title: str, body: str, data: Any, ttl_seconds: int | None,
-                       default_ttl: int) -> tuple[str, str, dict[str, Any], int]:
+def _validated_content(
+    title: str, body: str, data: Any, ttl_seconds: int | None, default_ttl: int
+) -> tuple[str, str, dict[str, Any], int]:
     title = (title or "").strip()
     if not title:
         raise PublishError("title", "A title is required.")
     if len(title) > settings.NOTIFICATION_TITLE_MAX_LENGTH:
-        raise PublishError("title", f"The title is longer than "
-                                    f"{settings.NOTIFICATION_TITLE_MAX_LENGTH} characters.")
+        raise PublishError(
+            "title",
+            f"The title is longer than {settings.NOTIFICATION_TITLE_MAX_LENGTH} characters.",
+        )
     body = body or ""
     if len(body) > settings.NOTIFICATION_BODY_MAX_LENGTH:
-        raise PublishError("body", f"The body is longer than "
-                                   f"{settings.NOTIFICATION_BODY_MAX_LENGTH} characters.")
+        raise PublishError(
+            "body", f"The body is longer than {settings.NOTIFICATION_BODY_MAX_LENGTH} characters."
+        )
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise PublishError("data", "data must be a JSON object.")
@@ -75,20 +79,33 @@ def _validated_content(title: str, body: str, data: Any, ttl_seconds: int | None
     except (TypeError, ValueError) as exc:
         raise PublishError("data", f"data is not JSON-serialisable: {exc}") from exc
     if size > settings.NOTIFICATION_DATA_MAX_BYTES:
-        raise PublishError("data", f"data is {size} bytes as JSON; the limit is "
-                                   f"{settings.NOTIFICATION_DATA_MAX_BYTES}.")
+        raise PublishError(
+            "data",
+            f"data is {size} bytes as JSON; the limit is {settings.NOTIFICATION_DATA_MAX_BYTES}.",
+        )
     ttl = default_ttl if ttl_seconds is None else ttl_seconds
-    if not isinstance(ttl, int) or isinstance(ttl, bool) or not (
-        1 <= ttl <= settings.NOTIFICATION_MAX_TTL_SECONDS
+    if (
+        not isinstance(ttl, int)
+        or isinstance(ttl, bool)
+        or not (1 <= ttl <= settings.NOTIFICATION_MAX_TTL_SECONDS)
     ):
-        raise PublishError("ttl_seconds", f"ttl_seconds must be a whole number from 1 to "
-                                          f"{settings.NOTIFICATION_MAX_TTL_SECONDS}.")
+        raise PublishError(
+            "ttl_seconds",
+            f"ttl_seconds must be a whole number from 1 to "
+            f"{settings.NOTIFICATION_MAX_TTL_SECONDS}.",
+        )
     return title, body, data, ttl
 
 
-def publish(*, message_type: MessageType | str, warehouse: Warehouse | int | str, title: str,
-            body: str = "", data: dict[str, Any] | None = None,
-            ttl_seconds: int | None = None) -> PublishResult:
+def publish(
+    *,
+    message_type: MessageType | str,
+    warehouse: Warehouse | int | str,
+    title: str,
+    body: str = "",
+    data: dict[str, Any] | None = None,
+    ttl_seconds: int | None = None,
+) -> PublishResult:
     """Deliver a notification to every subscriber of (message type, warehouse), atomically.
 
     Raises PublishError for an unknown or inactive type or warehouse, or invalid content.
@@ -96,28 +113,40 @@ def publish(*, message_type: MessageType | str, warehouse: Warehouse | int | str
     """
     message_type = resolve_message_type(message_type)
     warehouse = resolve_warehouse(warehouse)
-    title, body, data, ttl = _validated_content(title, body, data, ttl_seconds,
-                                                message_type.default_ttl_seconds)
+    title, body, data, ttl = _validated_content(
+        title, body, data, ttl_seconds, message_type.default_ttl_seconds
+    )
     created = timestamps.now_ms()
     notification = Notification(
-        id=str(uuid.uuid4()), message_type=message_type.code, warehouse=warehouse.pk,
-        title=title, body=body, data=data, created_at_ms=created,
+        id=str(uuid.uuid4()),
+        message_type=message_type.code,
+        warehouse=warehouse.pk,
+        title=title,
+        body=body,
+        data=data,
+        created_at_ms=created,
         expires_at_ms=created + ttl * 1000,
     )
     cursor, recipients = store.deliver(notification, message_type_id=message_type.pk)
-    return PublishResult(id=notification.id, recipients=recipients, cursor=cursor,
-                         created_at_ms=created)
+    return PublishResult(
+        id=notification.id, recipients=recipients, cursor=cursor, created_at_ms=created
+    )
 
 
-def mark_read(*, user: AbstractBaseUser, warehouse_id: int,
-              ids: Sequence[str] | None) -> MarkReadResult:
+def mark_read(
+    *, user: AbstractBaseUser, warehouse_id: int, ids: Sequence[str] | None
+) -> MarkReadResult:
     """Mark notifications read for this user only; `ids=None` marks all. Idempotent.
 
     Ids the user cannot see are ignored.
     """
-    return store.mark_read(warehouse_id=warehouse_id, user_id=user.pk,
-                           role_ids=role_ids_of(user), ids=ids,
-                           now_ms=timestamps.now_ms())
+    return store.mark_read(
+        warehouse_id=warehouse_id,
+        user_id=user.pk,
+        role_ids=role_ids_of(user),
+        ids=ids,
+        now_ms=timestamps.now_ms(),
+    )
 
 
 # --- Expiry sweep -------------------------------------------------------------------------------
@@ -142,8 +171,9 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> SweepRep
         report += SweepReport(notifications=done, inbox_entries=entries, calls=1)
         removals, finished = [], []
 
-    while batch := store.expired_batch(warehouse_id, now_ms=at,
-                                       limit=settings.NOTIFICATION_SWEEP_BATCH):
+    while batch := store.expired_batch(
+        warehouse_id, now_ms=at, limit=settings.NOTIFICATION_SWEEP_BATCH
+    ):
         for cursor, notification_id, subscribers in batch:
             for subscriber in subscribers:
                 removals.append((subscriber, cursor))
@@ -158,8 +188,9 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> SweepRep
 
     scan_cursor = 0
     while True:
-        scan_cursor, user_ids = store.scan_readers(warehouse_id, cursor=scan_cursor,
-                                                   count=settings.NOTIFICATION_SWEEP_BATCH)
+        scan_cursor, user_ids = store.scan_readers(
+            warehouse_id, cursor=scan_cursor, count=settings.NOTIFICATION_SWEEP_BATCH
+        )
         if user_ids:
             removed = store.prune_read_marks(warehouse_id, user_ids=user_ids, now_ms=at)
             report += SweepReport(read_marks=removed, calls=1)

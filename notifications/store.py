@@ -53,8 +53,9 @@ class _SubscriberCache:
 subscriber_cache = _SubscriberCache()
 
 
-def deliver(notification: Notification, *, message_type_id: int,
-            attempts: int = 3) -> tuple[int, int]:
+def deliver(
+    notification: Notification, *, message_type_id: int, attempts: int = 3
+) -> tuple[int, int]:
     """Fan out into every subscriber inbox; returns (cursor, recipients). Cursor 0: nobody."""
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
@@ -71,8 +72,14 @@ def deliver(notification: Notification, *, message_type_id: int,
         token, subscribers = subscriber_cache.get(pair)
         reply = _publish(
             keys=[*fixed_keys, *(keys.inbox(warehouse_id, s) for s in subscribers)],
-            args=[token, notification.created_at_ms, notification.id, notification.to_json(),
-                  notification.expires_at_ms, *subscribers],
+            args=[
+                token,
+                notification.created_at_ms,
+                notification.id,
+                notification.to_json(),
+                notification.expires_at_ms,
+                *subscribers,
+            ],
         )
         if int(reply[0]) == 1:
             return int(reply[1]), len(subscribers)
@@ -81,15 +88,22 @@ def deliver(notification: Notification, *, message_type_id: int,
 
 
 def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:
-    return [keys.inbox(warehouse_id, f"u:{user_id}"),
-            *(keys.inbox(warehouse_id, f"r:{role_id}") for role_id in role_ids)]
+    return [
+        keys.inbox(warehouse_id, f"u:{user_id}"),
+        *(keys.inbox(warehouse_id, f"r:{role_id}") for role_id in role_ids),
+    ]
 
 
 def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
     return _inbox(
-        keys=[keys.contents(warehouse_id), keys.expiry(warehouse_id),
-              keys.read_marks(warehouse_id, user_id), keys.ids(warehouse_id),
-              keys.readers(warehouse_id), *visible_inboxes(warehouse_id, user_id, role_ids)],
+        keys=[
+            keys.contents(warehouse_id),
+            keys.expiry(warehouse_id),
+            keys.read_marks(warehouse_id, user_id),
+            keys.ids(warehouse_id),
+            keys.readers(warehouse_id),
+            *visible_inboxes(warehouse_id, user_id, role_ids),
+        ],
         args=args,
     )
 
@@ -97,29 +111,47 @@ def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequen
 def _items(flat: list) -> list[InboxItem]:
     items = []
     for i in range(0, len(flat), 3):
-        cursor, content, read = flat[i:i + 3]
+        cursor, content, read = flat[i : i + 3]
         if content is None:  # removed by a sweep between index and content: nothing to show
             continue
         items.append(InboxItem(Notification.from_json(content), int(cursor), bool(int(read))))
     return items
 
 
-def list_inbox(*, warehouse_id: int, user_id: int, role_ids: Sequence[int], since: int,
-               limit: int, include_read: bool, now_ms: int) -> InboxPage:
-    reply = _view(warehouse_id, user_id, role_ids,
-                  ["list", now_ms, user_id, since, limit, "1" if include_read else "0"])
-    return InboxPage(items=_items(reply[2:]), unread_count=int(reply[0]),
-                     next_since=int(reply[1]))
+def list_inbox(
+    *,
+    warehouse_id: int,
+    user_id: int,
+    role_ids: Sequence[int],
+    since: int,
+    limit: int,
+    include_read: bool,
+    now_ms: int,
+) -> InboxPage:
+    reply = _view(
+        warehouse_id,
+        user_id,
+        role_ids,
+        ["list", now_ms, user_id, since, limit, "1" if include_read else "0"],
+    )
+    return InboxPage(items=_items(reply[2:]), unread_count=int(reply[0]), next_since=int(reply[1]))
 
 
-def latest_unread(*, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int,
-                  now_ms: int) -> UnreadSummary:
+def latest_unread(
+    *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
+) -> UnreadSummary:
     reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, count])
     return UnreadSummary(unread_count=int(reply[0]), latest=_items(reply[2:]))
 
 
-def mark_read(*, warehouse_id: int, user_id: int, role_ids: Sequence[int],
-              ids: Sequence[str] | None, now_ms: int) -> MarkReadResult:
+def mark_read(
+    *,
+    warehouse_id: int,
+    user_id: int,
+    role_ids: Sequence[int],
+    ids: Sequence[str] | None,
+    now_ms: int,
+) -> MarkReadResult:
     """Mark the given notification ids read for the user, or all of them when ids is None."""
     which = ["all"] if ids is None else ["ids", *ids]
     args = ["read", now_ms, user_id, *which]
@@ -130,48 +162,65 @@ def mark_read(*, warehouse_id: int, user_id: int, role_ids: Sequence[int],
 # --- Expiry ---------------------------------------------------------------------------------------
 
 
-def expired_batch(warehouse_id: int, *, now_ms: int,
-                  limit: int) -> list[tuple[str, str, list[str]]]:
+def expired_batch(
+    warehouse_id: int, *, now_ms: int, limit: int
+) -> list[tuple[str, str, list[str]]]:
     """Up to `limit` expired notifications: (cursor, id, subscribers) each, oldest expiry first."""
     client = get_redis()
-    cursors = [_text(c) for c in client.zrangebyscore(keys.expiry(warehouse_id), "-inf", now_ms,
-                                                        start=0, num=limit)]
+    cursors = [
+        _text(c)
+        for c in client.zrangebyscore(keys.expiry(warehouse_id), "-inf", now_ms, start=0, num=limit)
+    ]
     if not cursors:
         return []
     batch = []
-    for cursor, route in zip(cursors, client.hmget(keys.routes(warehouse_id), cursors),
-                             strict=True):
-        uuid, *subscribers = _text(route).split() if route else ("", )
+    for cursor, route in zip(
+        cursors, client.hmget(keys.routes(warehouse_id), cursors), strict=True
+    ):
+        uuid, *subscribers = _text(route).split() if route else ("",)
         batch.append((cursor, uuid, subscribers))
     return batch
 
 
-def remove_expired(warehouse_id: int, *, finished: Sequence[tuple[str, str]],
-                   removals: Sequence[tuple[str, str]]) -> tuple[int, int]:
+def remove_expired(
+    warehouse_id: int, *, finished: Sequence[tuple[str, str]], removals: Sequence[tuple[str, str]]
+) -> tuple[int, int]:
     """Remove inbox entries (subscriber, cursor) and then finished notifications (cursor, id)."""
     reply = _expire(
-        keys=[keys.contents(warehouse_id), keys.ids(warehouse_id), keys.routes(warehouse_id),
-              keys.expiry(warehouse_id),
-              *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals)],
-        args=[len(finished), *(c for c, _ in finished), *(i for _, i in finished),
-              *(cursor for _, cursor in removals)],
+        keys=[
+            keys.contents(warehouse_id),
+            keys.ids(warehouse_id),
+            keys.routes(warehouse_id),
+            keys.expiry(warehouse_id),
+            *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals),
+        ],
+        args=[
+            len(finished),
+            *(c for c, _ in finished),
+            *(i for _, i in finished),
+            *(cursor for _, cursor in removals),
+        ],
     )
     return int(reply[0]), int(reply[1])
 
 
 def scan_readers(warehouse_id: int, *, cursor: int, count: int) -> tuple[int, list[int]]:
-    next_cursor, members = get_redis().sscan(keys.readers(warehouse_id), cursor=cursor,
-                                             count=count)
+    next_cursor, members = get_redis().sscan(keys.readers(warehouse_id), cursor=cursor, count=count)
     return int(next_cursor), [int(m) for m in members]
 
 
 def prune_read_marks(warehouse_id: int, *, user_ids: Sequence[int], now_ms: int) -> int:
     if not user_ids:
         return 0
-    return int(_prune_read_marks(
-        keys=[keys.readers(warehouse_id), *(keys.read_marks(warehouse_id, u) for u in user_ids)],
-        args=[now_ms, *user_ids],
-    ))
+    return int(
+        _prune_read_marks(
+            keys=[
+                keys.readers(warehouse_id),
+                *(keys.read_marks(warehouse_id, u) for u in user_ids),
+            ],
+            args=[now_ms, *user_ids],
+        )
+    )
 
 
 def _text(value: bytes | str) -> str:

@@ -15,8 +15,11 @@ def expire_notifications() -> dict[str, int]:
     report = services.expire_all()
     if report.notifications or report.read_marks:
         logger.info("Expiry sweep: %s", report)
-    return {"notifications": report.notifications, "inbox_entries": report.inbox_entries,
-            "read_marks": report.read_marks}
+    return {
+        "notifications": report.notifications,
+        "inbox_entries": report.inbox_entries,
+        "read_marks": report.read_marks,
+    }
 
 
 # The rules task lives in notifications.rules; importing it here lets autodiscovery find it.

@@ -56,8 +56,14 @@ class SubscriptionAdmin(admin.ModelAdmin):
     list_display = ["message_type", "warehouse", "subscriber", "created_at"]
     list_filter = ["message_type", "warehouse", ("role", admin.RelatedOnlyFieldListFilter)]
     search_fields = [
-        "message_type__code", "message_type__name", "warehouse__code", "warehouse__name",
-        "user__username", "user__first_name", "user__last_name", "role__name",
+        "message_type__code",
+        "message_type__name",
+        "warehouse__code",
+        "warehouse__name",
+        "user__username",
+        "user__first_name",
+        "user__last_name",
+        "role__name",
     ]
     autocomplete_fields = ["message_type", "warehouse", "user", "role"]
     list_select_related = ["message_type", "warehouse", "user", "role"]

@@ -71,8 +71,10 @@ class Subscription(models.Model):
         ordering = ["warehouse__code", "message_type__code", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=(Q(user__isnull=False, role__isnull=True)
-                           | Q(user__isnull=True, role__isnull=False)),
+                condition=(
+                    Q(user__isnull=False, role__isnull=True)
+                    | Q(user__isnull=True, role__isnull=False)
+                ),
                 name="subscription_exactly_one_subscriber",
                 violation_error_message="Choose either a user or a role, not both.",
             ),

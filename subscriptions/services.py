@@ -120,8 +120,9 @@ def _flush_pending() -> None:
         resync_pairs(pairs)
     except REDIS_UNAVAILABLE as exc:
         # The database change stands; the periodic reconcile repairs Redis when it is back.
-        logger.warning("Redis unavailable, %d subscriber sets left to reconcile: %s",
-                       len(pairs), exc)
+        logger.warning(
+            "Redis unavailable, %d subscriber sets left to reconcile: %s", len(pairs), exc
+        )
 
 
 # --- Bulk subscribing (admin) -------------------------------------------------------------------
@@ -161,14 +162,16 @@ def subscribe_many(
                 if subscriber_id(user_id=user.pk) in have:
                     skipped += 1
                 else:
-                    new.append(Subscription(message_type=message_type, warehouse=warehouse,
-                                            user=user))
+                    new.append(
+                        Subscription(message_type=message_type, warehouse=warehouse, user=user)
+                    )
             for role in roles:
                 if subscriber_id(role_id=role.pk) in have:
                     skipped += 1
                 else:
-                    new.append(Subscription(message_type=message_type, warehouse=warehouse,
-                                            role=role))
+                    new.append(
+                        Subscription(message_type=message_type, warehouse=warehouse, role=role)
+                    )
     Subscription.objects.bulk_create(new)
     # bulk_create sends no post_save signals, so mirror these pairs explicitly.
     schedule_resync({Pair(s.warehouse_id, s.message_type_id) for s in new})

@@ -56,9 +56,7 @@ def other_warehouse(db) -> Warehouse:
 
 @pytest.fixture
 def rep_notice(db) -> MessageType:
-    return MessageType.objects.create(
-        code="REP_NOTICE", name="补货通知", default_ttl_seconds=3600
-    )
+    return MessageType.objects.create(code="REP_NOTICE", name="补货通知", default_ttl_seconds=3600)
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ import time
 from collections.abc import Callable
 
 
-def eventually(condition: Callable[[], object], timeout: float = 15.0,
-               interval: float = 0.05) -> bool:
+def eventually(
+    condition: Callable[[], object], timeout: float = 15.0, interval: float = 0.05
+) -> bool:
     """True as soon as `condition()` is truthy; False if it is still falsy after `timeout` s."""
     deadline = time.monotonic() + timeout
     while True:

@@ -18,8 +18,7 @@ class WarehouseChoice:
     subscribed: bool  # the user, or one of their roles, receives something here
 
     def as_json(self) -> dict[str, object]:
-        return {"id": self.id, "code": self.code, "name": self.name,
-                "subscribed": self.subscribed}
+        return {"id": self.id, "code": self.code, "name": self.name, "subscribed": self.subscribed}
 
 
 def warehouse_choices_for(*, user: AbstractBaseUser) -> list[WarehouseChoice]:

@@ -58,23 +58,31 @@ class ChatAPIView(APIView):
 
 class ChatsView(ChatAPIView):
     class ChatCreateInputSerializer(serializers.Serializer):
-        members = serializers.ListField(child=_user_id_field(), allow_empty=False,
-                                        help_text="User ids; you are added yourself.")
+        members = serializers.ListField(
+            child=_user_id_field(), allow_empty=False, help_text="User ids; you are added yourself."
+        )
         message = _body_field()
 
-    @extend_schema(responses=ChatListSerializer, operation_id="chats_list",
-                   summary="My chats, most recent activity first")
+    @extend_schema(
+        responses=ChatListSerializer,
+        operation_id="chats_list",
+        summary="My chats, most recent activity first",
+    )
     def get(self, request: Request) -> Response:
         chats = selectors.chat_list(user=request.user)
         return Response(ChatListSerializer({"results": chats}).data)
 
-    @extend_schema(request=ChatCreateInputSerializer, responses={201: ChatSerializer},
-                   operation_id="chats_create",
-                   summary="Create a group chat with its first message")
+    @extend_schema(
+        request=ChatCreateInputSerializer,
+        responses={201: ChatSerializer},
+        operation_id="chats_create",
+        summary="Create a group chat with its first message",
+    )
     def post(self, request: Request) -> Response:
         data = self.validated(self.ChatCreateInputSerializer, request.data)
-        chat = services.chat_create_group(creator=request.user, member_ids=data["members"],
-                                          message=data["message"])
+        chat = services.chat_create_group(
+            creator=request.user, member_ids=data["members"], message=data["message"]
+        )
         return Response(ChatSerializer(chat).data, status=status.HTTP_201_CREATED)
 
 
@@ -82,9 +90,12 @@ class DirectChatView(ChatAPIView):
     class DirectChatInputSerializer(serializers.Serializer):
         user = _user_id_field()
 
-    @extend_schema(request=DirectChatInputSerializer, responses=ChatSerializer,
-                   operation_id="chats_direct",
-                   summary="The direct chat with a user (the same one every time)")
+    @extend_schema(
+        request=DirectChatInputSerializer,
+        responses=ChatSerializer,
+        operation_id="chats_direct",
+        summary="The direct chat with a user (the same one every time)",
+    )
     def post(self, request: Request) -> Response:
         data = self.validated(self.DirectChatInputSerializer, request.data)
         chat = services.chat_open_direct(user=request.user, other_id=data["user"])
@@ -92,8 +103,9 @@ class DirectChatView(ChatAPIView):
 
 
 class ChatDetailView(ChatAPIView):
-    @extend_schema(responses=ChatSerializer, operation_id="chats_retrieve",
-                   summary="One of my chats")
+    @extend_schema(
+        responses=ChatSerializer, operation_id="chats_retrieve", summary="One of my chats"
+    )
     def get(self, request: Request, chat_id: str) -> Response:
         chat = selectors.chat_get(user=request.user, chat_id=chat_id)
         return Response(ChatSerializer(chat).data)
@@ -101,27 +113,37 @@ class ChatDetailView(ChatAPIView):
 
 class ChatMessagesView(ChatAPIView):
     class MessagesQuerySerializer(serializers.Serializer):
-        after = serializers.IntegerField(min_value=0, max_value=MAX_ID, default=0,
-                                         help_text="Only messages with a higher id.")
-        limit = serializers.IntegerField(min_value=1,
-                                         max_value=settings.CHAT_MESSAGES_MAX_PAGE_SIZE,
-                                         default=settings.CHAT_MESSAGES_PAGE_SIZE)
+        after = serializers.IntegerField(
+            min_value=0, max_value=MAX_ID, default=0, help_text="Only messages with a higher id."
+        )
+        limit = serializers.IntegerField(
+            min_value=1,
+            max_value=settings.CHAT_MESSAGES_MAX_PAGE_SIZE,
+            default=settings.CHAT_MESSAGES_PAGE_SIZE,
+        )
 
     class MessageSendInputSerializer(serializers.Serializer):
         body = _body_field()
 
-    @extend_schema(parameters=[MessagesQuerySerializer], responses=MessageListSerializer,
-                   operation_id="chats_messages_list",
-                   summary="Stored messages, oldest first (does not change what is seen)")
+    @extend_schema(
+        parameters=[MessagesQuerySerializer],
+        responses=MessageListSerializer,
+        operation_id="chats_messages_list",
+        summary="Stored messages, oldest first (does not change what is seen)",
+    )
     def get(self, request: Request, chat_id: str) -> Response:
         query = self.validated(self.MessagesQuerySerializer, request.query_params)
-        messages = selectors.message_list(user=request.user, chat_id=chat_id,
-                                          after=query["after"], limit=query["limit"])
+        messages = selectors.message_list(
+            user=request.user, chat_id=chat_id, after=query["after"], limit=query["limit"]
+        )
         return Response(MessageListSerializer({"results": messages}).data)
 
-    @extend_schema(request=MessageSendInputSerializer, responses={201: MessageSerializer},
-                   operation_id="chats_messages_create",
-                   summary="Send a message")
+    @extend_schema(
+        request=MessageSendInputSerializer,
+        responses={201: MessageSerializer},
+        operation_id="chats_messages_create",
+        summary="Send a message",
+    )
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.MessageSendInputSerializer, request.data)
         message = services.message_send(user=request.user, chat_id=chat_id, body=data["body"])
@@ -132,19 +154,24 @@ class ChatReadView(ChatAPIView):
     class ChatReadInputSerializer(serializers.Serializer):
         up_to = serializers.IntegerField(min_value=0, max_value=MAX_ID)
 
-    @extend_schema(request=ChatReadInputSerializer, responses=UnreadSerializer,
-                   operation_id="chats_read",
-                   summary="Mark messages seen up to an id")
+    @extend_schema(
+        request=ChatReadInputSerializer,
+        responses=UnreadSerializer,
+        operation_id="chats_read",
+        summary="Mark messages seen up to an id",
+    )
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.ChatReadInputSerializer, request.data)
-        unread = services.chat_mark_read(user=request.user, chat_id=chat_id,
-                                         up_to=data["up_to"])
+        unread = services.chat_mark_read(user=request.user, chat_id=chat_id, up_to=data["up_to"])
         return Response(UnreadSerializer({"unread": unread}).data)
 
 
 class PendingView(ChatAPIView):
-    @extend_schema(responses=PendingListSerializer, operation_id="chats_pending",
-                   summary="Every unseen message in all my chats; marks them seen")
+    @extend_schema(
+        responses=PendingListSerializer,
+        operation_id="chats_pending",
+        summary="Every unseen message in all my chats; marks them seen",
+    )
     def get(self, request: Request) -> Response:
         pending = services.messages_fetch_pending(user=request.user)
         return Response(PendingListSerializer({"results": pending}).data)
@@ -154,19 +181,24 @@ class ChatMembersView(ChatAPIView):
     class ChatMemberAddInputSerializer(serializers.Serializer):
         user = _user_id_field()
 
-    @extend_schema(request=ChatMemberAddInputSerializer, responses=ChatSerializer,
-                   operation_id="chats_members_add",
-                   summary="Add a member to a group chat")
+    @extend_schema(
+        request=ChatMemberAddInputSerializer,
+        responses=ChatSerializer,
+        operation_id="chats_members_add",
+        summary="Add a member to a group chat",
+    )
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.ChatMemberAddInputSerializer, request.data)
-        chat = services.chat_add_member(user=request.user, chat_id=chat_id,
-                                        new_member_id=data["user"])
+        chat = services.chat_add_member(
+            user=request.user, chat_id=chat_id, new_member_id=data["user"]
+        )
         return Response(ChatSerializer(chat).data)
 
 
 class ChatLeaveView(ChatAPIView):
-    @extend_schema(request=None, responses={204: None}, operation_id="chats_leave",
-                   summary="Leave a chat")
+    @extend_schema(
+        request=None, responses={204: None}, operation_id="chats_leave", summary="Leave a chat"
+    )
     def post(self, request: Request, chat_id: str) -> Response:
         services.chat_leave(user=request.user, chat_id=chat_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -174,12 +206,20 @@ class ChatLeaveView(ChatAPIView):
 
 class ContactsView(ChatAPIView):
     class ContactsQuerySerializer(serializers.Serializer):
-        q = serializers.CharField(required=False, default="", allow_blank=True, max_length=150,
-                                  help_text="Username prefix (case-insensitive).")
+        q = serializers.CharField(
+            required=False,
+            default="",
+            allow_blank=True,
+            max_length=150,
+            help_text="Username prefix (case-insensitive).",
+        )
 
-    @extend_schema(parameters=[ContactsQuerySerializer], responses=ContactListSerializer,
-                   operation_id="contacts_list",
-                   summary="Contact autocomplete: recent chat partners first, then others")
+    @extend_schema(
+        parameters=[ContactsQuerySerializer],
+        responses=ContactListSerializer,
+        operation_id="contacts_list",
+        summary="Contact autocomplete: recent chat partners first, then others",
+    )
     def get(self, request: Request) -> Response:
         query = self.validated(self.ContactsQuerySerializer, request.query_params)
         contacts = selectors.contact_search(user=request.user, q=query["q"])

@@ -32,22 +32,33 @@ class WarehouseQuery(serializers.Serializer):
 
 
 class InboxQuery(WarehouseQuery):
-    since = serializers.IntegerField(min_value=0, max_value=MAX_CURSOR, required=False,
-                                     help_text="The `next_since` of the previous poll.")
-    limit = serializers.IntegerField(min_value=1, max_value=settings.NOTIFICATION_PAGE_MAX,
-                                     default=settings.NOTIFICATION_PAGE_DEFAULT)
+    since = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_CURSOR,
+        required=False,
+        help_text="The `next_since` of the previous poll.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.NOTIFICATION_PAGE_MAX,
+        default=settings.NOTIFICATION_PAGE_DEFAULT,
+    )
     include_read = serializers.BooleanField(default=False)
 
 
 class MarkReadInput(WarehouseQuery):
-    ids = serializers.ListField(child=serializers.UUIDField(), required=False,
-                                max_length=settings.NOTIFICATION_MARK_READ_MAX_IDS)
+    ids = serializers.ListField(
+        child=serializers.UUIDField(),
+        required=False,
+        max_length=settings.NOTIFICATION_MARK_READ_MAX_IDS,
+    )
     all = serializers.BooleanField(required=False, default=False)
 
     def validate(self, attrs: dict) -> dict:
         if attrs.get("all") == bool(attrs.get("ids")):
-            raise serializers.ValidationError('Send either "ids" (a non-empty list) or '
-                                              '"all": true.')
+            raise serializers.ValidationError(
+                'Send either "ids" (a non-empty list) or "all": true.'
+            )
         return attrs
 
 
@@ -56,8 +67,9 @@ class PublishInput(serializers.Serializer):
     message_type = serializers.CharField(max_length=64)
     warehouse = serializers.IntegerField(min_value=1)
     title = serializers.CharField()
-    body = serializers.CharField(allow_blank=True, required=False, default="",
-                                 trim_whitespace=False)
+    body = serializers.CharField(
+        allow_blank=True, required=False, default="", trim_whitespace=False
+    )
     data = serializers.JSONField(required=False, default=dict)
     ttl_seconds = serializers.IntegerField(required=False, allow_null=True, default=None)
 

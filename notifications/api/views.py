@@ -36,8 +36,11 @@ class NotificationAPIView(APIView):
 class NotificationListView(NotificationAPIView):
     permission_classes = [IsAuthenticated, CanPublish]
 
-    @extend_schema(parameters=[s.InboxQuery], responses=s.InboxPageOutput,
-                   summary="Notifications after a cursor, oldest first")
+    @extend_schema(
+        parameters=[s.InboxQuery],
+        responses=s.InboxPageOutput,
+        summary="Notifications after a cursor, oldest first",
+    )
     def get(self, request: Request) -> Response:
         query = s.InboxQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -50,8 +53,11 @@ class NotificationListView(NotificationAPIView):
         )
         return Response(s.InboxPageOutput(page).data)
 
-    @extend_schema(request=s.PublishInput, responses={201: s.PublishOutput},
-                   summary="Publish a notification to its subscribers")
+    @extend_schema(
+        request=s.PublishInput,
+        responses={201: s.PublishOutput},
+        summary="Publish a notification to its subscribers",
+    )
     def post(self, request: Request) -> Response:
         payload = s.PublishInput(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -63,19 +69,26 @@ class NotificationListView(NotificationAPIView):
 
 
 class UnreadView(NotificationAPIView):
-    @extend_schema(parameters=[s.WarehouseQuery], responses=s.UnreadOutput,
-                   summary="Unread count and the latest unread summaries, newest first")
+    @extend_schema(
+        parameters=[s.WarehouseQuery],
+        responses=s.UnreadOutput,
+        summary="Unread count and the latest unread summaries, newest first",
+    )
     def get(self, request: Request) -> Response:
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        summary = selectors.unread_summary(user=request.user,
-                                           warehouse_id=query.validated_data["warehouse"].pk)
+        summary = selectors.unread_summary(
+            user=request.user, warehouse_id=query.validated_data["warehouse"].pk
+        )
         return Response(s.UnreadOutput(summary).data)
 
 
 class MarkReadView(NotificationAPIView):
-    @extend_schema(request=s.MarkReadInput, responses=s.MarkReadOutput,
-                   summary="Mark notifications read (for me only)")
+    @extend_schema(
+        request=s.MarkReadInput,
+        responses=s.MarkReadOutput,
+        summary="Mark notifications read (for me only)",
+    )
     def post(self, request: Request) -> Response:
         payload = s.MarkReadInput(data=request.data)
         payload.is_valid(raise_exception=True)

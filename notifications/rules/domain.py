@@ -99,8 +99,10 @@ class RuleRun:
         parts = [self.error] if self.error else []
         if self.failed:
             errors = list(dict.fromkeys(o.error for o in self.outcomes if o.error))
-            parts.append(f"{self.failed} of {len(self.outcomes)} alerts could not be sent: "
-                         + "; ".join(errors[:3]))
+            parts.append(
+                f"{self.failed} of {len(self.outcomes)} alerts could not be sent: "
+                + "; ".join(errors[:3])
+            )
         if self.warning:
             parts.append(self.warning)
         return " ".join(parts)
@@ -115,8 +117,10 @@ class RuleRun:
         if self.dry_run:
             counts = f"{self.would_send} would be sent, {self.duplicates} already notified"
         else:
-            counts = (f"{self.sent} sent to {self.recipients} inboxes, {self.duplicates} "
-                      f"already notified, {self.failed} failed")
+            counts = (
+                f"{self.sent} sent to {self.recipients} inboxes, {self.duplicates} "
+                f"already notified, {self.failed} failed"
+            )
         text = f"{head}: {plural(self.alert_count, 'alert')}: {counts} [{self.elapsed_ms:.0f} ms]"
         if self.error:
             text += f"; FAILED: {self.error}"

@@ -25,8 +25,9 @@ class SqlRule(models.Model):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True, help_text="What the rule is for, for colleagues.")
     # PROTECT: deleting a message type must not silently delete the rules that raise it.
-    message_type = models.ForeignKey(MessageType, on_delete=models.PROTECT,
-                                     related_name="sql_rules")
+    message_type = models.ForeignKey(
+        MessageType, on_delete=models.PROTECT, related_name="sql_rules"
+    )
     query = models.TextField(help_text=QUERY_HELP)
     interval_seconds = models.PositiveIntegerField(
         default=60, validators=[MinValueValidator(5)], help_text="Run at most this often."

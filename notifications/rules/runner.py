@@ -43,10 +43,15 @@ class PythonRule(RunnableRule):
     def __init__(self, rule: type[Rule], *, last_run_ms: int | None) -> None:
         self.rule = rule
         self.info = RuleInfo(
-            id=f"py:{rule.name}", name=rule.name, kind=RuleKind.PYTHON,
-            message_type=rule.message_type, interval_seconds=rule.interval_seconds,
-            cooldown_seconds=rule.effective_cooldown(), is_active=rule.is_enabled(),
-            last_run_ms=last_run_ms, description=rule.description or (rule.__doc__ or "").strip(),
+            id=f"py:{rule.name}",
+            name=rule.name,
+            kind=RuleKind.PYTHON,
+            message_type=rule.message_type,
+            interval_seconds=rule.interval_seconds,
+            cooldown_seconds=rule.effective_cooldown(),
+            is_active=rule.is_enabled(),
+            last_run_ms=last_run_ms,
+            description=rule.description or (rule.__doc__ or "").strip(),
         )
 
     def collect(self) -> tuple[list[Alert], str]:
@@ -65,8 +70,11 @@ class SqlRuleRunnable(RunnableRule):
         self.rule = rule
         last_run = rule.last_run_at
         self.info = RuleInfo(
-            id=rule.rule_id, name=rule.name, kind=RuleKind.SQL,
-            message_type=rule.message_type.code, interval_seconds=rule.interval_seconds,
+            id=rule.rule_id,
+            name=rule.name,
+            kind=RuleKind.SQL,
+            message_type=rule.message_type.code,
+            interval_seconds=rule.interval_seconds,
             cooldown_seconds=int(settings.RULES_DEDUP_COOLDOWN_SECONDS),
             is_active=rule.is_active,
             last_run_ms=None if last_run is None else int(last_run.timestamp() * 1000),
@@ -77,8 +85,10 @@ class SqlRuleRunnable(RunnableRule):
         result = sql.run_query(self.rule.query)
         warning = ""
         if result.truncated:
-            warning = (f"The query returned more than {len(result.rows)} rows; only the first "
-                       f"{len(result.rows)} were used (RULES_SQL_MAX_ROWS).")
+            warning = (
+                f"The query returned more than {len(result.rows)} rows; only the first "
+                f"{len(result.rows)} were used (RULES_SQL_MAX_ROWS)."
+            )
         return sql.rows_to_alerts(result), warning
 
     def record(self, run: RuleRun) -> None:
@@ -120,9 +130,7 @@ def find_rule(name: str) -> RunnableRule:
     """A rule by name; `py:<name>` or `sql:<name>` when a Python and an SQL rule share it."""
     kind, _, bare = name.partition(":")
     if kind in ("py", "sql") and bare:
-        candidates: list[RunnableRule] = (
-            list(python_rules()) if kind == "py" else list(sql_rules())
-        )
+        candidates: list[RunnableRule] = list(python_rules()) if kind == "py" else list(sql_rules())
         name = bare
     else:
         candidates = all_rules()
@@ -130,8 +138,9 @@ def find_rule(name: str) -> RunnableRule:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        raise RuleNotFound(f"A Python rule and an SQL rule are both named {name!r}: "
-                           f"say py:{name} or sql:{name}.")
+        raise RuleNotFound(
+            f"A Python rule and an SQL rule are both named {name!r}: say py:{name} or sql:{name}."
+        )
     known = ", ".join(sorted(rule.info.name for rule in all_rules())) or "none"
     raise RuleNotFound(f"No rule is named {name!r}. Rules: {known}.")
 
@@ -154,11 +163,17 @@ def run_rule(rule: RunnableRule, *, dry_run: bool = False) -> RuleRun:
         if not dry_run:
             token = store.acquire_lock(info.id, ttl_seconds=settings.RULES_LOCK_SECONDS)
             if token is None:
-                return RuleRun(rule=info, started_ms=started,
-                               skipped="another run of this rule is still in progress")
+                return RuleRun(
+                    rule=info,
+                    started_ms=started,
+                    skipped="another run of this rule is still in progress",
+                )
         alerts, warning = rule.collect()
-        outcomes = (_preview(info, alerts, at_ms=started) if dry_run
-                    else _deliver(info, alerts, at_ms=started))
+        outcomes = (
+            _preview(info, alerts, at_ms=started)
+            if dry_run
+            else _deliver(info, alerts, at_ms=started)
+        )
     except sql.SqlRuleError as exc:
         error = str(exc)
         logger.warning("Rule %s failed: %s", info.name, error)
@@ -169,9 +184,14 @@ def run_rule(rule: RunnableRule, *, dry_run: bool = False) -> RuleRun:
         if token is not None:
             _release(info.id, token)
     run = RuleRun(
-        rule=info, started_ms=started, elapsed_ms=(time.perf_counter() - clock) * 1000,
-        dry_run=dry_run, alert_count=None if alerts is None else len(alerts),
-        outcomes=outcomes, error=error, warning=warning,
+        rule=info,
+        started_ms=started,
+        elapsed_ms=(time.perf_counter() - clock) * 1000,
+        dry_run=dry_run,
+        alert_count=None if alerts is None else len(alerts),
+        outcomes=outcomes,
+        error=error,
+        warning=warning,
     )
     if not dry_run:
         rule.record(run)
@@ -186,8 +206,9 @@ def run_rules(rules: Sequence[RunnableRule], *, dry_run: bool = False) -> list[R
             runs.append(run_rule(rule, dry_run=dry_run))
         except Exception as exc:
             logger.exception("Running rule %s failed", rule.info.name)
-            runs.append(RuleRun(rule=rule.info, started_ms=now_ms(), dry_run=dry_run,
-                                error=_describe(exc)))
+            runs.append(
+                RuleRun(rule=rule.info, started_ms=now_ms(), dry_run=dry_run, error=_describe(exc))
+            )
     return runs
 
 
@@ -222,9 +243,13 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
     # is how their conditions count as cleared.
     wanted = {warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)}
     wanted.update(keys)
-    due = store.claim_due(info.id, now_ms=at_ms, cooldown_seconds=info.cooldown_seconds,
-                          abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
-                          keys_by_warehouse=wanted)
+    due = store.claim_due(
+        info.id,
+        now_ms=at_ms,
+        cooldown_seconds=info.cooldown_seconds,
+        abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
+        keys_by_warehouse=wanted,
+    )
     outcomes = []
     sent: dict[int, list[str]] = defaultdict(list)
     failed: dict[int, list[str]] = defaultdict(list)
@@ -234,9 +259,14 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
                 outcomes.append(AlertOutcome(alert, AlertStatus.DUPLICATE))
                 continue
             try:
-                result = publish(message_type=info.message_type, warehouse=alert.warehouse_id,
-                                 title=alert.title, body=alert.body, data=alert.data,
-                                 ttl_seconds=alert.ttl_seconds)
+                result = publish(
+                    message_type=info.message_type,
+                    warehouse=alert.warehouse_id,
+                    title=alert.title,
+                    body=alert.body,
+                    data=alert.data,
+                    ttl_seconds=alert.ttl_seconds,
+                )
             except REDIS_UNAVAILABLE:
                 raise  # the rest would fail too; their claims lapse and are sent next time
             except Exception as exc:
@@ -244,12 +274,16 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
                 outcomes.append(AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc)))
             else:
                 sent[alert.warehouse_id].append(alert.key)
-                outcomes.append(AlertOutcome(alert, AlertStatus.SENT,
-                                             recipients=result.recipients))
+                outcomes.append(AlertOutcome(alert, AlertStatus.SENT, recipients=result.recipients))
     finally:
         for warehouse_id, sent_keys in sent.items():
-            store.confirm_sent(info.id, warehouse_id, sent_keys, now_ms=at_ms,
-                               cooldown_seconds=info.cooldown_seconds)
+            store.confirm_sent(
+                info.id,
+                warehouse_id,
+                sent_keys,
+                now_ms=at_ms,
+                cooldown_seconds=info.cooldown_seconds,
+            )
         for warehouse_id, failed_keys in failed.items():
             store.unclaim(info.id, warehouse_id, failed_keys)
     return tuple(outcomes)
@@ -258,16 +292,19 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
 def _preview(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[AlertOutcome, ...]:
     keys, repeats = _unique(alerts)
     try:
-        marks = {warehouse_id: store.marks(info.id, warehouse_id, warehouse_keys)
-                 for warehouse_id, warehouse_keys in keys.items()}
+        marks = {
+            warehouse_id: store.marks(info.id, warehouse_id, warehouse_keys)
+            for warehouse_id, warehouse_keys in keys.items()
+        }
     except REDIS_UNAVAILABLE:
         marks = {}  # still worth showing the alerts; none can be told apart as already sent
     outcomes = []
     for position, alert in enumerate(alerts):
         mark = marks.get(alert.warehouse_id, {}).get(alert.key)
         fresh = position not in repeats and _is_due(mark, info.cooldown_seconds, at_ms)
-        outcomes.append(AlertOutcome(alert, AlertStatus.WOULD_SEND if fresh
-                                     else AlertStatus.DUPLICATE))
+        outcomes.append(
+            AlertOutcome(alert, AlertStatus.WOULD_SEND if fresh else AlertStatus.DUPLICATE)
+        )
     return tuple(outcomes)
 
 

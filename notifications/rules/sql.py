@@ -32,16 +32,31 @@ from .base import ALERT_KEY_MAX_LENGTH, Alert
 
 REQUIRED_COLUMNS = ("warehouse_id", "title", "body")
 OPTIONAL_COLUMNS = ("key", "data")
-COLUMNS_HELP = ("A rule's query returns the columns warehouse_id, title and body, and optionally "
-                "key and data (JSON text); name them with AS.")
+COLUMNS_HELP = (
+    "A rule's query returns the columns warehouse_id, title and body, and optionally "
+    "key and data (JSON text); name them with AS."
+)
 
 # Keywords with no business inside a read-only SELECT (sqlparse marks DML and DDL keywords
 # itself; statements such as PRAGMA or ATTACH are not SELECTs, so the statement type catches
 # them). INTO catches SELECT ... INTO new_table, SHARE the row locks of FOR SHARE.
-FORBIDDEN_KEYWORDS = frozenset({
-    "ATTACH", "DETACH", "PRAGMA", "VACUUM", "INTO", "COPY", "LOCK", "SHARE", "BEGIN", "COMMIT",
-    "ROLLBACK", "SAVEPOINT", "RELEASE",
-})
+FORBIDDEN_KEYWORDS = frozenset(
+    {
+        "ATTACH",
+        "DETACH",
+        "PRAGMA",
+        "VACUUM",
+        "INTO",
+        "COPY",
+        "LOCK",
+        "SHARE",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+    }
+)
 ALLOWED_DML = frozenset({"SELECT"})
 # PostgreSQL's code for a statement cancelled by statement_timeout.
 PG_QUERY_CANCELED = "57014"
@@ -74,26 +89,34 @@ def check_query(query: str) -> str:
         raise SqlRuleError("The query is empty.")
     statements = [s for s in sqlparse.parse(text) if s.token_first(skip_cm=True, skip_ws=True)]
     if len(statements) != 1:
-        raise SqlRuleError("Only one statement is allowed: remove the extra statements "
-                           "(a ';' inside the query ends a statement).")
+        raise SqlRuleError(
+            "Only one statement is allowed: remove the extra statements "
+            "(a ';' inside the query ends a statement)."
+        )
     statement = statements[0]
     for token in statement.flatten():
         word = token.normalized.upper()
         if token.ttype in T.Keyword.DML and word not in ALLOWED_DML:
             raise SqlRuleError(f"{word} is not allowed: a rule's query may only read (SELECT).")
         if token.ttype in T.Keyword.DDL:
-            raise SqlRuleError(f"{word} is not allowed: a rule's query may not change the "
-                               f"schema; it may only read (SELECT).")
+            raise SqlRuleError(
+                f"{word} is not allowed: a rule's query may not change the "
+                f"schema; it may only read (SELECT)."
+            )
         if token.ttype in T.Keyword and word in FORBIDDEN_KEYWORDS:
-            raise SqlRuleError(f"{word} is not allowed in a rule's query: it may only read "
-                               f"(a single SELECT).")
+            raise SqlRuleError(
+                f"{word} is not allowed in a rule's query: it may only read (a single SELECT)."
+            )
     if statement.get_type() != "SELECT":
         raise SqlRuleError("The query must be a SELECT (or WITH ... SELECT).")
     # Without its trailing ';' and comments (sqlparse keeps a comment after the ';' in the
     # statement), which would break the sub-query the query is wrapped in.
     tokens = list(statement.flatten())
-    while tokens and (tokens[-1].is_whitespace or tokens[-1].ttype in T.Comment
-                      or tokens[-1].match(T.Punctuation, ";")):
+    while tokens and (
+        tokens[-1].is_whitespace
+        or tokens[-1].ttype in T.Comment
+        or tokens[-1].match(T.Punctuation, ";")
+    ):
         tokens.pop()
     return "".join(token.value for token in tokens)
 
@@ -118,25 +141,33 @@ def validate(query: str, *, using: str | None = None, timeout: float | None = No
     The query runs read-only with LIMIT 0, so this costs a plan, not a scan.
     """
     text = check_query(query)
-    result = execute_read_only(f"SELECT * FROM ({text}\n) AS rule_rows LIMIT 0",
-                               using=using, timeout=timeout, max_rows=0)
+    result = execute_read_only(
+        f"SELECT * FROM ({text}\n) AS rule_rows LIMIT 0", using=using, timeout=timeout, max_rows=0
+    )
     check_columns(result.columns)
 
 
-def run_query(query: str, *, using: str | None = None, timeout: float | None = None,
-              max_rows: int | None = None) -> QueryResult:
+def run_query(
+    query: str,
+    *,
+    using: str | None = None,
+    timeout: float | None = None,
+    max_rows: int | None = None,
+) -> QueryResult:
     """Check the query again and run it read-only within the time limit (no more rows than
     RULES_SQL_MAX_ROWS are read)."""
     text = check_query(query)
     # On the query's own first line, so the database's "LINE n" in errors matches the rule's.
-    result = execute_read_only(f"SELECT * FROM ({text}\n) AS rule_rows",
-                               using=using, timeout=timeout, max_rows=max_rows)
+    result = execute_read_only(
+        f"SELECT * FROM ({text}\n) AS rule_rows", using=using, timeout=timeout, max_rows=max_rows
+    )
     check_columns(result.columns)
     return result
 
 
-def execute_read_only(sql: str, *, using: str | None = None, timeout: float | None = None,
-                      max_rows: int | None = None) -> QueryResult:
+def execute_read_only(
+    sql: str, *, using: str | None = None, timeout: float | None = None, max_rows: int | None = None
+) -> QueryResult:
     """Run one statement on a read-only connection state with a time limit; no text checks.
 
     Database errors come back as SqlRuleError with the database's own message.
@@ -153,8 +184,9 @@ def execute_read_only(sql: str, *, using: str | None = None, timeout: float | No
             rows = [tuple(row) for row in cursor.fetchmany(wanted + 1)] if wanted else []
     except DatabaseError as exc:
         if guard.expired or getattr(exc.__cause__, "sqlstate", None) == PG_QUERY_CANCELED:
-            raise SqlRuleTimeout(f"The query ran longer than the limit of {limit:g} s and was "
-                                 f"stopped.") from exc
+            raise SqlRuleTimeout(
+                f"The query ran longer than the limit of {limit:g} s and was stopped."
+            ) from exc
         raise SqlRuleError(f"The database refused the query: {exc}") from exc
     return QueryResult(columns=columns, rows=rows[:wanted], truncated=len(rows) > wanted)
 
@@ -235,16 +267,18 @@ def _alert(number: int, row: dict[str, Any]) -> Alert:
     try:
         warehouse_id = int(warehouse)
     except (TypeError, ValueError):
-        raise SqlRuleError(f"Row {number}: warehouse_id is {warehouse!r}, not a warehouse id."
-                           ) from None
+        raise SqlRuleError(
+            f"Row {number}: warehouse_id is {warehouse!r}, not a warehouse id."
+        ) from None
     title = "" if row["title"] is None else str(row["title"]).strip()
     if not title:
         raise SqlRuleError(f"Row {number}: the title is empty.")
     body = "" if row["body"] is None else str(row["body"])
     key = "" if row.get("key") is None else str(row["key"])
     if len(key) > ALERT_KEY_MAX_LENGTH:
-        raise SqlRuleError(f"Row {number}: the key is longer than {ALERT_KEY_MAX_LENGTH} "
-                           f"characters.")
+        raise SqlRuleError(
+            f"Row {number}: the key is longer than {ALERT_KEY_MAX_LENGTH} characters."
+        )
     data = row.get("data")
     if data is None or data == "":
         data = {}
@@ -254,8 +288,10 @@ def _alert(number: int, row: dict[str, Any]) -> Alert:
         except ValueError as exc:
             raise SqlRuleError(f"Row {number}: data is not valid JSON ({exc}).") from None
     if not isinstance(data, dict):
-        raise SqlRuleError(f"Row {number}: data must be a JSON object such as "
-                           f'{{"bin": "A-01-03"}}, not {type(data).__name__}.')
+        raise SqlRuleError(
+            f"Row {number}: data must be a JSON object such as "
+            f'{{"bin": "A-01-03"}}, not {type(data).__name__}.'
+        )
     return Alert(warehouse=warehouse_id, title=title, body=body, data=data, key=key)
 
 

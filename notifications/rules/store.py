@@ -12,8 +12,14 @@ _dedup = LuaScript.beside(__file__, "dedup")
 _release_lock = LuaScript.beside(__file__, "release_lock")
 
 
-def claim_due(rule_id: str, *, now_ms: int, cooldown_seconds: int, abandoned_seconds: int,
-              keys_by_warehouse: Mapping[int, Sequence[str]]) -> dict[int, set[str]]:
+def claim_due(
+    rule_id: str,
+    *,
+    now_ms: int,
+    cooldown_seconds: int,
+    abandoned_seconds: int,
+    keys_by_warehouse: Mapping[int, Sequence[str]],
+) -> dict[int, set[str]]:
     """Of this run's alert keys per warehouse, those to send now, claimed (see lua/dedup.lua).
 
     Every warehouse in `keys_by_warehouse` is reconciled, an empty list meaning "all clear"
@@ -24,17 +30,31 @@ def claim_due(rule_id: str, *, now_ms: int, cooldown_seconds: int, abandoned_sec
         return {}
     pipe = get_redis().pipeline(transaction=False)
     for warehouse_id in warehouse_ids:
-        _dedup(keys=[keys.rule_sent(warehouse_id, rule_id)],
-               args=[now_ms, cooldown_seconds * 1000, abandoned_seconds * 1000,
-                     *keys_by_warehouse[warehouse_id]],
-               client=pipe)
+        _dedup(
+            keys=[keys.rule_sent(warehouse_id, rule_id)],
+            args=[
+                now_ms,
+                cooldown_seconds * 1000,
+                abandoned_seconds * 1000,
+                *keys_by_warehouse[warehouse_id],
+            ],
+            client=pipe,
+        )
     replies = pipe.execute()
-    return {warehouse_id: {_text(k) for k in reply}
-            for warehouse_id, reply in zip(warehouse_ids, replies, strict=True)}
+    return {
+        warehouse_id: {_text(k) for k in reply}
+        for warehouse_id, reply in zip(warehouse_ids, replies, strict=True)
+    }
 
 
-def confirm_sent(rule_id: str, warehouse_id: int, alert_keys: Sequence[str], *,
-                 now_ms: int, cooldown_seconds: int) -> None:
+def confirm_sent(
+    rule_id: str,
+    warehouse_id: int,
+    alert_keys: Sequence[str],
+    *,
+    now_ms: int,
+    cooldown_seconds: int,
+) -> None:
     """Turn the claims of keys that were published into marks (sent at `now_ms`)."""
     if not alert_keys or cooldown_seconds <= 0:
         return

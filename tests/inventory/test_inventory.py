@@ -26,13 +26,16 @@ from subscriptions.models import Warehouse
 
 @pytest.fixture
 def bins(warehouse):
-    return [Bin.objects.create(warehouse=warehouse, code=code, stock=stock)
-            for code, stock in (("A-01-03", 6), ("A-01-04", 40))]
+    return [
+        Bin.objects.create(warehouse=warehouse, code=code, stock=stock)
+        for code, stock in (("A-01-03", 6), ("A-01-04", 40))
+    ]
 
 
 def test_a_pick_wave_lowers_stock_and_may_drive_a_bin_negative(warehouse, bins):
-    wave = services.run_pick_wave(warehouse=warehouse, picks={"A-01-03": 18, "A-01-04": 5},
-                                  number=8812)
+    wave = services.run_pick_wave(
+        warehouse=warehouse, picks={"A-01-03": 18, "A-01-04": 5}, number=8812
+    )
 
     assert wave.negative == ["A-01-03"]
     assert dict(Bin.objects.values_list("code", "stock")) == {"A-01-03": -12, "A-01-04": 35}
@@ -40,26 +43,36 @@ def test_a_pick_wave_lowers_stock_and_may_drive_a_bin_negative(warehouse, bins):
     assert services.next_wave_number() == 8813
 
 
-@pytest.mark.parametrize("picks, message", [
-    ({"Z-99": 1}, "No such bins in warehouse"),
-    ({"A-01-03": 0}, "positive whole quantity"),
-])
+@pytest.mark.parametrize(
+    "picks, message",
+    [
+        ({"Z-99": 1}, "No such bins in warehouse"),
+        ({"A-01-03": 0}, "positive whole quantity"),
+    ],
+)
 def test_a_pick_wave_refuses_unknown_bins_and_bad_quantities(warehouse, bins, picks, message):
     with pytest.raises(ValueError, match=message):
         services.run_pick_wave(warehouse=warehouse, picks=picks)
 
 
-def test_the_python_rule_raises_a_replenishment_notice_per_negative_bin(warehouse, bins,
-                                                                       other_warehouse):
+def test_the_python_rule_raises_a_replenishment_notice_per_negative_bin(
+    warehouse, bins, other_warehouse
+):
     services.run_pick_wave(warehouse=warehouse, picks={"A-01-03": 18}, number=8812)
     Bin.objects.create(warehouse=other_warehouse, code="B-01-01", stock=-1)
     Warehouse.objects.filter(pk=other_warehouse.pk).update(is_active=False)
 
     alerts = list(NegativeBinStock().alerts())
 
-    assert alerts == [Alert(warehouse=warehouse.pk, title="Replenish A-01-03",
-                            body="Stock is -12 after wave 8812",
-                            data={"bin": "A-01-03", "qty": -12}, key="A-01-03")]
+    assert alerts == [
+        Alert(
+            warehouse=warehouse.pk,
+            title="Replenish A-01-03",
+            body="Stock is -12 after wave 8812",
+            data={"bin": "A-01-03", "qty": -12},
+            key="A-01-03",
+        )
+    ]
     assert registry.get("negative_bin_stock") is NegativeBinStock
     assert NegativeBinStock.message_type == "REP_NOTICE"
 
@@ -87,8 +100,9 @@ def test_the_sql_twin_previews_exactly_what_the_python_rule_yields(db):
     assert [o.status for o in preview.outcomes] == [AlertStatus.WOULD_SEND]
 
 
-def test_the_demo_raises_a_replenishment_notice_for_alice(db, django_capture_on_commit_callbacks,
-                                                          client_for):
+def test_the_demo_raises_a_replenishment_notice_for_alice(
+    db, django_capture_on_commit_callbacks, client_for
+):
     with django_capture_on_commit_callbacks(execute=True):  # mirror subscriptions into Redis
         load_demo_data()
     alice = User.objects.get(username="alice")  # of the Replenishment role
@@ -100,7 +114,8 @@ def test_the_demo_raises_a_replenishment_notice_for_alice(db, django_capture_on_
     sh01 = Warehouse.objects.get(code="SH01")
     body = client_for(alice).get("/api/v1/notifications/", {"warehouse": sh01.pk}).json()
     assert [(n["title"], n["body"], n["data"]) for n in body["results"]] == [
-        ("Replenish A-01-03", "Stock is -12 after wave 8812", {"bin": "A-01-03", "qty": -12})]
+        ("Replenish A-01-03", "Stock is -12 after wave 8812", {"bin": "A-01-03", "qty": -12})
+    ]
 
 
 class Always(random.Random):
@@ -117,7 +132,8 @@ def test_demo_activity_picks_in_every_warehouse(db):
     waves = services.simulate_demo_activity(random.Random(8812))
 
     assert {w.warehouse_id for w in waves} == set(
-        Warehouse.objects.filter(code__in=["SH01", "BJ02"]).values_list("pk", flat=True))
+        Warehouse.objects.filter(code__in=["SH01", "BJ02"]).values_list("pk", flat=True)
+    )
     assert sum(Bin.objects.values_list("stock", flat=True)) < before
 
 
@@ -133,10 +149,19 @@ def test_demo_activity_replenishes_only_bins_negative_for_a_while(warehouse, bin
 
 def test_pick_waves_are_scheduled_only_for_the_demo():
     assert "demo-pick-wave" not in settings.CELERY_BEAT_SCHEDULE
-    code = ("import django; django.setup(); from django.conf import settings; "
-            "print(settings.CELERY_BEAT_SCHEDULE['demo-pick-wave']['task'])")
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.CELERY_BEAT_SCHEDULE['demo-pick-wave']['task'])"
+    )
     env = {**os.environ, "WMS_DEMO_PICK_WAVES": "1", "DJANGO_SETTINGS_MODULE": "config.settings"}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                            cwd=Path(settings.BASE_DIR), timeout=60, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(settings.BASE_DIR),
+        timeout=60,
+        check=True,
+    )
 
     assert result.stdout.strip() == "inventory.tasks.demo_pick_wave"

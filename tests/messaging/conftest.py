@@ -26,8 +26,9 @@ def group(alice, bob, carol):
     def make(creator: User | None = None, *members: User, message: str = "hello") -> Chat:
         creator = creator or alice
         members = members or ((bob, carol) if creator == alice else (alice,))
-        return services.chat_create_group(creator=creator, member_ids=[m.pk for m in members],
-                                          message=message)
+        return services.chat_create_group(
+            creator=creator, member_ids=[m.pk for m in members], message=message
+        )
 
     return make
 
@@ -57,7 +58,8 @@ def stored_ids(redis):
     """Ids of the messages a chat still holds in Redis."""
 
     def read(chat_id: str) -> list[int]:
-        return [int(score) for _m, score in
-                redis.zrange(keys.messages(chat_id), 0, -1, withscores=True)]
+        return [
+            int(score) for _m, score in redis.zrange(keys.messages(chat_id), 0, -1, withscores=True)
+        ]
 
     return read

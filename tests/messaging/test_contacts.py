@@ -17,8 +17,9 @@ def contacts(client, q: str | None = None) -> list[str]:
 
 @pytest.fixture
 def people(make_user):
-    return {name: make_user(name) for name in
-            ("Bob", "bobby", "boris", "carl", "Cecile", "dora", "zoe")}
+    return {
+        name: make_user(name) for name in ("Bob", "bobby", "boris", "carl", "Cecile", "dora", "zoe")
+    }
 
 
 def test_recent_contacts_come_first_most_recent_first(alice, people, client_for):
@@ -26,8 +27,9 @@ def test_recent_contacts_come_first_most_recent_first(alice, people, client_for)
     assert contacts(me) == ["Bob", "bobby", "boris", "carl", "Cecile", "dora", "zoe"]
 
     services.chat_open_direct(user=alice, other_id=people["zoe"].pk)
-    chat = services.chat_create_group(creator=alice, member_ids=[people["dora"].pk,
-                                                                people["carl"].pk], message="hi")
+    chat = services.chat_create_group(
+        creator=alice, member_ids=[people["dora"].pk, people["carl"].pk], message="hi"
+    )
     direct = services.chat_open_direct(user=alice, other_id=people["boris"].pk)
     services.message_send(user=alice, chat_id=direct.id, body="hi")
     assert contacts(me)[:4] == ["boris", "carl", "dora", "zoe"]
@@ -58,8 +60,9 @@ def test_me_and_inactive_users_are_never_suggested(alice, make_user, client_for)
     other.is_active = False
     other.save()
     assert contacts(client_for(alice), "al") == []
-    assert ghost.pk not in [c["id"] for c in client_for(alice).get("/api/v1/contacts/").json()[
-        "results"]]
+    assert ghost.pk not in [
+        c["id"] for c in client_for(alice).get("/api/v1/contacts/").json()["results"]
+    ]
 
 
 def test_the_list_is_capped(alice, make_user, client_for, settings):

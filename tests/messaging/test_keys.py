@@ -14,8 +14,11 @@ def test_chat_keys_share_the_chat_hash_tag():
     assert keys.messages("d-3-12") == "wms:{chat:d-3-12}:msgs"
     assert keys.sequence("d-3-12") == "wms:{chat:d-3-12}:seq"
     assert keys.chat_keys("d-3-12") == [
-        "wms:{chat:d-3-12}:meta", "wms:{chat:d-3-12}:members", "wms:{chat:d-3-12}:joined",
-        "wms:{chat:d-3-12}:msgs", "wms:{chat:d-3-12}:seq",
+        "wms:{chat:d-3-12}:meta",
+        "wms:{chat:d-3-12}:members",
+        "wms:{chat:d-3-12}:joined",
+        "wms:{chat:d-3-12}:msgs",
+        "wms:{chat:d-3-12}:seq",
     ]
 
 
@@ -37,10 +40,24 @@ def test_direct_chat_id_is_the_same_both_ways():
         keys.direct_chat_id(5, 5)
 
 
-@pytest.mark.parametrize("chat_id", [
-    "", "direct", "pending", "d-2-1", "d-1-1", "d-0-4", "d-01-4", "g-123", "g-0123456789ABCDEF",
-    "g-0123456789abcdef0", "x}:foo", "d-1-2:msgs", "d-1-2 ",
-])
+@pytest.mark.parametrize(
+    "chat_id",
+    [
+        "",
+        "direct",
+        "pending",
+        "d-2-1",
+        "d-1-1",
+        "d-0-4",
+        "d-01-4",
+        "g-123",
+        "g-0123456789ABCDEF",
+        "g-0123456789abcdef0",
+        "x}:foo",
+        "d-1-2:msgs",
+        "d-1-2 ",
+    ],
+)
 def test_only_ids_this_app_hands_out_reach_key_names(chat_id):
     assert not keys.is_chat_id(chat_id)
     with pytest.raises(ValueError):

@@ -36,20 +36,21 @@ def test_messages_seen_by_every_member_are_deleted(alice, bob, carol, group, sen
     assert unread(bob, chat) == 0
 
 
-def test_a_member_who_never_reads_keeps_the_messages(alice, bob, carol, group, send,
-                                                     stored_ids):
+def test_a_member_who_never_reads_keeps_the_messages(alice, bob, carol, group, send, stored_ids):
     chat = group(alice, bob, carol)
     send(bob, chat, *[str(i) for i in range(2, 12)])
     services.messages_fetch_pending(user=alice)
     services.messages_fetch_pending(user=bob)
     assert stored_ids(chat.id) == list(range(1, 12))
     assert unread(carol, chat) == 11
-    assert [m.id for m in selectors.message_list(user=carol, chat_id=chat.id, after=0,
-                                                 limit=50)] == list(range(1, 12))
+    assert [
+        m.id for m in selectors.message_list(user=carol, chat_id=chat.id, after=0, limit=50)
+    ] == list(range(1, 12))
 
 
-def test_a_lagging_member_leaving_lets_the_cleanup_happen(alice, bob, carol, group, send,
-                                                         stored_ids):
+def test_a_lagging_member_leaving_lets_the_cleanup_happen(
+    alice, bob, carol, group, send, stored_ids
+):
     chat = group(alice, bob, carol)
     send(alice, chat, "2")
     services.messages_fetch_pending(user=bob)
@@ -90,7 +91,9 @@ def test_pending_fetch_usernames(alice, bob, carol, group, send):
     send(carol, chat, "from carol")
     [pending] = services.messages_fetch_pending(user=bob)
     assert [(m.sender.username, m.body) for m in pending.messages] == [
-        ("alice", "hello"), ("carol", "from carol")]
+        ("alice", "hello"),
+        ("carol", "from carol"),
+    ]
 
 
 def test_sent_at_never_goes_backwards_within_a_chat(alice, bob, group, send, monkeypatch):
@@ -143,19 +146,24 @@ def test_a_late_removal_never_hides_a_chat_the_user_rejoined(alice, bob, carol, 
     left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=services.now_ms())
     # Carol is added back before the leave's index update lands.
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
-    store.unindex_chat(chat_id=chat.id, user_ids=[carol.pk], version=left.version,
-                       activity_ms=None)
+    store.unindex_chat(chat_id=chat.id, user_ids=[carol.pk], version=left.version, activity_ms=None)
     assert [c.id for c in selectors.chat_list(user=carol)] == [chat.id]
 
 
 def test_a_late_addition_leaves_only_a_stale_entry(alice, bob, carol, group, redis):
     chat = group(alice, bob)
-    outcome = store.add_member(chat_id=chat.id, actor_id=alice.pk, user_id=carol.pk,
-                               now_ms=services.now_ms(), max_members=50)
+    outcome = store.add_member(
+        chat_id=chat.id,
+        actor_id=alice.pk,
+        user_id=carol.pk,
+        now_ms=services.now_ms(),
+        max_members=50,
+    )
     services.chat_leave(user=carol, chat_id=chat.id)
     # The join's index update arrives after the leave's removal: the entry is stale...
-    store.index_chat(chat_id=chat.id, user_ids=[carol.pk], version=outcome.version,
-                     activity_ms=None)
+    store.index_chat(
+        chat_id=chat.id, user_ids=[carol.pk], version=outcome.version, activity_ms=None
+    )
     # ...and readers skip and drop it.
     assert selectors.chat_list(user=carol) == []
     assert redis.zcard(keys.user_chats(carol.pk)) == 0

@@ -29,9 +29,15 @@ def test_concurrent_senders_get_unique_gapless_ids(make_user, group, redis, stor
     def run(n: int) -> None:
         try:
             start.wait()
-            got[n] = [store.send(chat_id=chat.id, sender_id=senders[n].pk, body=f"{n}:{i}",
-                                 now_ms=services.now_ms())[0].id
-                      for i in range(PER_SENDER)]
+            got[n] = [
+                store.send(
+                    chat_id=chat.id,
+                    sender_id=senders[n].pk,
+                    body=f"{n}:{i}",
+                    now_ms=services.now_ms(),
+                )[0].id
+                for i in range(PER_SENDER)
+            ]
         except BaseException as exc:  # reported below; a thread cannot fail the test itself
             errors.append(exc)
 
@@ -46,8 +52,9 @@ def test_concurrent_senders_get_unique_gapless_ids(make_user, group, redis, stor
     total = SENDERS * PER_SENDER
     assert sorted(i for ids in got.values() for i in ids) == list(range(2, total + 2))
     assert stored_ids(chat.id) == list(range(1, total + 2))
-    bodies = [store._message(chat.id, raw).body
-              for raw in redis.zrange(keys.messages(chat.id), 1, -1)]
+    bodies = [
+        store._message(chat.id, raw).body for raw in redis.zrange(keys.messages(chat.id), 1, -1)
+    ]
     assert sorted(bodies) == sorted(f"{n}:{i}" for n in range(SENDERS) for i in range(PER_SENDER))
     for n, ids in got.items():  # each sender's messages in the order it sent them
         assert ids == sorted(ids)
@@ -76,8 +83,9 @@ def evalsha_calls(redis) -> int:
 
 
 @pytest.mark.parametrize("chats, per_chat", [(1, 1), (25, 8)])
-def test_pending_fetch_costs_a_fixed_number_of_round_trips(alice, bob, group, send, redis,
-                                                           round_trips, chats, per_chat):
+def test_pending_fetch_costs_a_fixed_number_of_round_trips(
+    alice, bob, group, send, redis, round_trips, chats, per_chat
+):
     for _ in range(chats):
         chat = group(alice, bob)
         send(alice, chat, *["x"] * (per_chat - 1))

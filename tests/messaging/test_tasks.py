@@ -32,8 +32,9 @@ def evalsha_calls(redis) -> int:
 
 
 def test_beat_runs_both_retention_tasks():
-    schedule = {entry["task"]: entry["schedule"]
-                for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    schedule = {
+        entry["task"]: entry["schedule"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
+    }
     assert schedule[tasks.purge_old_chat_messages.name] <= 24 * 3600
     assert schedule[tasks.drop_idle_chats.name] <= 24 * 3600
     assert tasks.purge_old_chat_messages.name in app.tasks
@@ -43,8 +44,9 @@ def test_beat_runs_both_retention_tasks():
 # --- Old messages -------------------------------------------------------------------------------
 
 
-def test_messages_older_than_retention_are_removed_in_batches(alice, bob, group, send, clock,
-                                                              stored_ids, settings, redis):
+def test_messages_older_than_retention_are_removed_in_batches(
+    alice, bob, group, send, clock, stored_ids, settings, redis
+):
     settings.CHAT_SWEEP_BATCH = 3
     clock(days_ago=settings.CHAT_MESSAGE_RETENTION_DAYS + 5)
     chat = group(alice, bob)  # bob never reads: only retention removes these
@@ -68,12 +70,14 @@ def test_no_script_call_removes_more_than_a_batch(alice, bob, group, send, clock
     chat = group(alice, bob)
     send(alice, chat, *["old"] * 9)
     assert store.purge_old(chat_ids=[chat.id], cutoff_ms=services.now_ms() + 1, batch=4) == [
-        (4, True)]
+        (4, True)
+    ]
     assert stored_ids(chat.id) == [5, 6, 7, 8, 9, 10]
 
 
-def test_a_member_who_never_reads_keeps_messages_until_retention(alice, bob, carol, group, send,
-                                                                 stored_ids):
+def test_a_member_who_never_reads_keeps_messages_until_retention(
+    alice, bob, carol, group, send, stored_ids
+):
     chat = group(alice, bob, carol)
     send(bob, chat, "one", "two")
     services.messages_fetch_pending(user=alice)
@@ -105,7 +109,8 @@ def test_a_real_worker_runs_the_retention_task(alice, bob, group, send, clock, s
 
 
 def test_idle_chats_are_deleted_with_all_their_keys_and_index_entries(
-        alice, bob, carol, group, send, clock, chat_keys_in_redis, redis):
+    alice, bob, carol, group, send, clock, chat_keys_in_redis, redis
+):
     clock(days_ago=settings.CHAT_IDLE_DAYS + 1)
     idle = group(alice, bob)
     idle_direct = services.chat_open_direct(user=alice, other_id=carol.pk)
@@ -151,8 +156,9 @@ def test_index_entries_of_vanished_chats_are_removed(redis):
     assert redis.zcard(keys.activity()) == 0
 
 
-def test_idle_chats_are_dropped_a_batch_at_a_time(alice, bob, group, clock, settings, redis,
-                                                  monkeypatch):
+def test_idle_chats_are_dropped_a_batch_at_a_time(
+    alice, bob, group, clock, settings, redis, monkeypatch
+):
     settings.CHAT_SWEEP_BATCH = 3
     clock(days_ago=settings.CHAT_IDLE_DAYS + 1)
     for _ in range(7):

@@ -10,8 +10,18 @@ from rest_framework.test import APIClient
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ISO_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-N_KEYS = {"id", "message_type", "warehouse", "title", "body", "data", "created_at", "expires_at",
-          "read", "cursor"}
+N_KEYS = {
+    "id",
+    "message_type",
+    "warehouse",
+    "title",
+    "body",
+    "data",
+    "created_at",
+    "expires_at",
+    "read",
+    "cursor",
+}
 
 
 @pytest.fixture
@@ -35,8 +45,11 @@ def test_list_shape_is_exact(rita_client, warehouse, send):
     (item,) = body["results"]
     assert set(item) == N_KEYS
     assert item["id"] == sent.id
-    assert (item["message_type"], item["warehouse"], item["read"]) == ("REP_NOTICE",
-                                                                      warehouse.pk, False)
+    assert (item["message_type"], item["warehouse"], item["read"]) == (
+        "REP_NOTICE",
+        warehouse.pk,
+        False,
+    )
     assert item["data"] == {"bin": "A-01-03", "qty": -12}
     assert ISO_MS.match(item["created_at"]) and ISO_MS.match(item["expires_at"])
     assert body["next_since"] == item["cursor"] and body["unread_count"] == 1
@@ -46,8 +59,9 @@ def test_next_since_is_the_cursor_sent_when_nothing_is_new(rita_client, warehous
     send()
     first = rita_client.get("/api/v1/notifications/", {"warehouse": warehouse.pk}).json()
 
-    again = rita_client.get("/api/v1/notifications/",
-                            {"warehouse": warehouse.pk, "since": first["next_since"]}).json()
+    again = rita_client.get(
+        "/api/v1/notifications/", {"warehouse": warehouse.pk, "since": first["next_since"]}
+    ).json()
 
     assert again["results"] == [] and again["next_since"] == first["next_since"]
 
@@ -56,10 +70,12 @@ def test_unread_and_read_endpoints(rita_client, warehouse, send):
     first, second = send(title="1"), send(title="2")
 
     unread = rita_client.get("/api/v1/notifications/unread/", {"warehouse": warehouse.pk}).json()
-    marked = rita_client.post("/api/v1/notifications/read/",
-                              {"warehouse": warehouse.pk, "ids": [first.id]}, format="json")
-    marked_all = rita_client.post("/api/v1/notifications/read/",
-                                  {"warehouse": warehouse.pk, "all": True}, format="json")
+    marked = rita_client.post(
+        "/api/v1/notifications/read/", {"warehouse": warehouse.pk, "ids": [first.id]}, format="json"
+    )
+    marked_all = rita_client.post(
+        "/api/v1/notifications/read/", {"warehouse": warehouse.pk, "all": True}, format="json"
+    )
 
     assert unread["unread_count"] == 2
     assert [n["id"] for n in unread["latest"]] == [second.id, first.id]
@@ -69,8 +85,14 @@ def test_unread_and_read_endpoints(rita_client, warehouse, send):
 
 
 def test_publish_needs_the_permission(client_for, publisher, alice, warehouse, replenishers):
-    payload = {"message_type": "REP_NOTICE", "warehouse": warehouse.pk, "title": "Replenish",
-               "body": "now", "data": {"bin": "A-01"}, "ttl_seconds": 600}
+    payload = {
+        "message_type": "REP_NOTICE",
+        "warehouse": warehouse.pk,
+        "title": "Replenish",
+        "body": "now",
+        "data": {"bin": "A-01"},
+        "ttl_seconds": 600,
+    }
 
     refused = client_for(alice).post("/api/v1/notifications/", payload, format="json")
     created = client_for(publisher).post("/api/v1/notifications/", payload, format="json")
@@ -82,37 +104,45 @@ def test_publish_needs_the_permission(client_for, publisher, alice, warehouse, r
     assert ISO_MS.match(created.json()["created_at"])
 
 
-@pytest.mark.parametrize(("payload", "field", "text"), [
-    ({"message_type": "NOPE"}, "message_type", "Unknown message type"),
-    ({"warehouse": 999}, "warehouse", "Unknown warehouse"),
-    ({"title": "t" * 201}, "title", "longer than 200"),
-    ({"body": "b" * 4001}, "body", "longer than 4000"),
-    ({"data": {"x": "y" * 9000}}, "data", "the limit is 8192"),
-    ({"data": [1, 2]}, "data", "JSON object"),
-    ({"ttl_seconds": -5}, "ttl_seconds", "whole number"),
-    ({"title": ""}, "title", "blank"),
-])
-def test_publish_validation_errors_write_nothing(client_for, publisher, warehouse, replenishers,
-                                                 redis, payload, field, text):
+@pytest.mark.parametrize(
+    ("payload", "field", "text"),
+    [
+        ({"message_type": "NOPE"}, "message_type", "Unknown message type"),
+        ({"warehouse": 999}, "warehouse", "Unknown warehouse"),
+        ({"title": "t" * 201}, "title", "longer than 200"),
+        ({"body": "b" * 4001}, "body", "longer than 4000"),
+        ({"data": {"x": "y" * 9000}}, "data", "the limit is 8192"),
+        ({"data": [1, 2]}, "data", "JSON object"),
+        ({"ttl_seconds": -5}, "ttl_seconds", "whole number"),
+        ({"title": ""}, "title", "blank"),
+    ],
+)
+def test_publish_validation_errors_write_nothing(
+    client_for, publisher, warehouse, replenishers, redis, payload, field, text
+):
     base = {"message_type": "REP_NOTICE", "warehouse": warehouse.pk, "title": "ok"}
 
-    response = client_for(publisher).post("/api/v1/notifications/", {**base, **payload},
-                                          format="json")
+    response = client_for(publisher).post(
+        "/api/v1/notifications/", {**base, **payload}, format="json"
+    )
 
     assert response.status_code == 400
     assert text in str(response.json()[field])
     assert redis.keys("wms:{wh:*}:notes") == []
 
 
-@pytest.mark.parametrize(("params", "field", "text"), [
-    ({"warehouse": None}, "warehouse", "required"),
-    ({"warehouse": "abc"}, "warehouse", "integer"),
-    ({"warehouse": 999}, "warehouse", "Unknown or inactive warehouse 999."),
-    ({"since": "yesterday"}, "since", "valid integer"),
-    ({"since": -1}, "since", "greater than or equal to 0"),
-    ({"limit": 0}, "limit", "greater than or equal to 1"),
-    ({"limit": 201}, "limit", "less than or equal to 200"),
-])
+@pytest.mark.parametrize(
+    ("params", "field", "text"),
+    [
+        ({"warehouse": None}, "warehouse", "required"),
+        ({"warehouse": "abc"}, "warehouse", "integer"),
+        ({"warehouse": 999}, "warehouse", "Unknown or inactive warehouse 999."),
+        ({"since": "yesterday"}, "since", "valid integer"),
+        ({"since": -1}, "since", "greater than or equal to 0"),
+        ({"limit": 0}, "limit", "greater than or equal to 1"),
+        ({"limit": 201}, "limit", "less than or equal to 200"),
+    ],
+)
 def test_list_validation_errors(rita_client, warehouse, params, field, text):
     query = {k: v for k, v in {"warehouse": warehouse.pk, **params}.items() if v is not None}
     response = rita_client.get("/api/v1/notifications/", query)
@@ -121,13 +151,21 @@ def test_list_validation_errors(rita_client, warehouse, params, field, text):
     assert text in str(response.json()[field])
 
 
-@pytest.mark.parametrize("payload", [
-    {}, {"all": False}, {"ids": []}, {"ids": ["x"], "all": True}, {"ids": ["not-a-uuid"]},
-    {"ids": ["00000000-0000-0000-0000-000000000000"] * 501},
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {},
+        {"all": False},
+        {"ids": []},
+        {"ids": ["x"], "all": True},
+        {"ids": ["not-a-uuid"]},
+        {"ids": ["00000000-0000-0000-0000-000000000000"] * 501},
+    ],
+)
 def test_mark_read_validation_errors(rita_client, warehouse, payload):
-    response = rita_client.post("/api/v1/notifications/read/",
-                                {"warehouse": warehouse.pk, **payload}, format="json")
+    response = rita_client.post(
+        "/api/v1/notifications/read/", {"warehouse": warehouse.pk, **payload}, format="json"
+    )
 
     assert response.status_code == 400
 
@@ -153,9 +191,10 @@ def test_token_authentication(replenishers, warehouse, send):
 def test_identity_comes_from_authentication_only(rita_client, alice, warehouse, send):
     send()
     # A client naming another user or subscriber changes nothing: those parameters do not exist.
-    body = rita_client.get("/api/v1/notifications/",
-                           {"warehouse": warehouse.pk, "user": alice.pk,
-                            "subscribers": f"u:{alice.pk}"}).json()
+    body = rita_client.get(
+        "/api/v1/notifications/",
+        {"warehouse": warehouse.pk, "user": alice.pk, "subscribers": f"u:{alice.pk}"},
+    ).json()
 
     assert len(body["results"]) == 1
 
@@ -163,35 +202,46 @@ def test_identity_comes_from_authentication_only(rita_client, alice, warehouse, 
 def test_xml_on_request(rita_client, warehouse, send):
     send(title="Replenish <A-01-03>")
 
-    response = rita_client.get("/api/v1/notifications/", {"warehouse": warehouse.pk},
-                               HTTP_ACCEPT="application/xml")
+    response = rita_client.get(
+        "/api/v1/notifications/", {"warehouse": warehouse.pk}, HTTP_ACCEPT="application/xml"
+    )
 
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/xml")
     assert "<title>Replenish &lt;A-01-03&gt;</title>" in response.content.decode()
 
 
-@pytest.mark.parametrize(("method", "path", "payload"), [
-    ("get", "/api/v1/notifications/", {}),
-    ("get", "/api/v1/notifications/unread/", {}),
-    ("post", "/api/v1/notifications/read/", {"all": True}),
-])
-def test_redis_down_gives_503_with_retry_after(rita_client, warehouse, redis_down, method, path,
-                                               payload):
+@pytest.mark.parametrize(
+    ("method", "path", "payload"),
+    [
+        ("get", "/api/v1/notifications/", {}),
+        ("get", "/api/v1/notifications/unread/", {}),
+        ("post", "/api/v1/notifications/read/", {"all": True}),
+    ],
+)
+def test_redis_down_gives_503_with_retry_after(
+    rita_client, warehouse, redis_down, method, path, payload
+):
     call = getattr(rita_client, method)
-    response = call(path, {"warehouse": warehouse.pk, **payload},
-                    **({"format": "json"} if method == "post" else {}))
+    response = call(
+        path,
+        {"warehouse": warehouse.pk, **payload},
+        **({"format": "json"} if method == "post" else {}),
+    )
 
     assert response.status_code == 503
     assert response["Retry-After"].isdigit()
     assert "unavailable" in response.json()["detail"]
 
 
-def test_publish_with_redis_down_gives_503(client_for, publisher, warehouse, replenishers,
-                                           redis_down):
+def test_publish_with_redis_down_gives_503(
+    client_for, publisher, warehouse, replenishers, redis_down
+):
     response = client_for(publisher).post(
         "/api/v1/notifications/",
-        {"message_type": "REP_NOTICE", "warehouse": warehouse.pk, "title": "x"}, format="json")
+        {"message_type": "REP_NOTICE", "warehouse": warehouse.pk, "title": "x"},
+        format="json",
+    )
 
     assert response.status_code == 503
 

@@ -27,8 +27,9 @@ def key_sizes(redis, warehouse_id: int, subscribers: list[str], readers: list[in
     }
 
 
-def test_sweep_removes_expired_items_and_keeps_live_ones(redis, warehouse, rep_notice, role,
-                                                        alice, make_user, send):
+def test_sweep_removes_expired_items_and_keeps_live_ones(
+    redis, warehouse, rep_notice, role, alice, make_user, send
+):
     rita = make_user("rita", role)
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
@@ -41,7 +42,12 @@ def test_sweep_removes_expired_items_and_keeps_live_ones(redis, warehouse, rep_n
 
     assert (report.notifications, report.inbox_entries, report.read_marks) == (1, 2, 1)
     assert key_sizes(redis, warehouse.pk, subscribers, [rita.pk]) == {
-        "contents": 1, "ids": 1, "routes": 1, "expiry": 1, "inboxes": 2, "read_marks": 1,
+        "contents": 1,
+        "ids": 1,
+        "routes": 1,
+        "expiry": 1,
+        "inboxes": 2,
+        "read_marks": 1,
         "readers": 1,
     }
     assert redis.hexists(keys.ids(warehouse.pk), long.id)
@@ -51,8 +57,9 @@ def test_sweep_removes_expired_items_and_keeps_live_ones(redis, warehouse, rep_n
     assert set(key_sizes(redis, warehouse.pk, subscribers, [rita.pk]).values()) == {0}
 
 
-def test_big_fan_outs_are_split_into_bounded_calls(settings, redis, warehouse, rep_notice,
-                                                  make_user, send):
+def test_big_fan_outs_are_split_into_bounded_calls(
+    settings, redis, warehouse, rep_notice, make_user, send
+):
     settings.NOTIFICATION_SWEEP_OPS_PER_CALL = 7
     settings.NOTIFICATION_SWEEP_BATCH = 4
     users = [make_user(f"op{i}") for i in range(10)]
@@ -76,8 +83,9 @@ def test_an_interrupted_sweep_is_finished_by_the_next(redis, warehouse, replenis
     from notifications import store
 
     # Inbox removals sent, but the sweep stopped before the notification itself was finished.
-    store.remove_expired(warehouse.pk, finished=[],
-                         removals=[(f"r:{rita.groups.first().pk}", str(result.cursor))])
+    store.remove_expired(
+        warehouse.pk, finished=[], removals=[(f"r:{rita.groups.first().pk}", str(result.cursor))]
+    )
     assert redis.hlen(keys.contents(warehouse.pk)) == 1
 
     report = services.expire_warehouse(warehouse.pk, at_ms=later)

@@ -41,16 +41,19 @@ def test_reading_a_role_notification_is_per_user(warehouse, replenishers, send):
     assert unread_summary(user=ralf, warehouse_id=warehouse.pk).unread_count == 1
 
 
-def test_marking_read_is_idempotent_and_ignores_foreign_ids(warehouse, other_warehouse,
-                                                             rep_notice, replenishers, alice,
-                                                             send):
+def test_marking_read_is_idempotent_and_ignores_foreign_ids(
+    warehouse, other_warehouse, rep_notice, replenishers, alice, send
+):
     rita, _ = replenishers
     mine = send()
     Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, user=alice)
     foreign = send(warehouse=other_warehouse)
 
-    first = services.mark_read(user=rita, warehouse_id=warehouse.pk,
-                               ids=[mine.id, foreign.id, "00000000-0000-0000-0000-000000000000"])
+    first = services.mark_read(
+        user=rita,
+        warehouse_id=warehouse.pk,
+        ids=[mine.id, foreign.id, "00000000-0000-0000-0000-000000000000"],
+    )
     again = services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=[mine.id])
 
     assert (first.marked, again.marked) == (1, 0)
@@ -75,8 +78,10 @@ def test_include_read_shows_read_ones_flagged(warehouse, replenishers, send):
 
     page = inbox_page(user=rita, warehouse_id=warehouse.pk, include_read=True)
 
-    assert [(i.notification.id, i.read) for i in page.items] == [(first.id, True),
-                                                                  (second.id, False)]
+    assert [(i.notification.id, i.read) for i in page.items] == [
+        (first.id, True),
+        (second.id, False),
+    ]
 
 
 def test_latest_summaries_are_newest_first_and_at_most_five(warehouse, replenishers, send):
@@ -152,15 +157,17 @@ def test_concurrent_publishers_and_a_poller_see_every_id_exactly_once(warehouse,
 
     def publisher(n: int) -> None:
         for i in range(100):
-            published.append(services.publish(message_type="REP_NOTICE", warehouse=warehouse.pk,
-                                              title=f"{n}-{i}").id)
+            published.append(
+                services.publish(
+                    message_type="REP_NOTICE", warehouse=warehouse.pk, title=f"{n}-{i}"
+                ).id
+            )
 
     def poller() -> None:
         since = 0
         while True:
             finished = done.is_set()  # read before polling: a last poll after publishers end
-            page = selectors.inbox_page(user=rita, warehouse_id=warehouse.pk, since=since,
-                                        limit=37)
+            page = selectors.inbox_page(user=rita, warehouse_id=warehouse.pk, since=since, limit=37)
             seen.extend(ids_of(page))
             since = page.next_since
             if finished and not page.items:

@@ -11,8 +11,7 @@ from subscriptions.models import MessageType, Subscription, Warehouse
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_delivers_to_each_subscribed_user_and_role(redis, warehouse, rep_notice, role, alice,
-                                                   send):
+def test_delivers_to_each_subscribed_user_and_role(redis, warehouse, rep_notice, role, alice, send):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
 
@@ -23,11 +22,11 @@ def test_delivers_to_each_subscribed_user_and_role(redis, warehouse, rep_notice,
         assert redis.zscore(keys.inbox(warehouse.pk, subscriber), result.cursor) == result.cursor
 
 
-def test_content_is_stored_once_however_many_inboxes(redis, warehouse, rep_notice, make_user,
-                                                     send):
+def test_content_is_stored_once_however_many_inboxes(redis, warehouse, rep_notice, make_user, send):
     for i in range(5):
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse,
-                                    user=make_user(f"op{i}"))
+        Subscription.objects.create(
+            message_type=rep_notice, warehouse=warehouse, user=make_user(f"op{i}")
+        )
 
     result = send(body="x" * 1000)
 
@@ -64,8 +63,9 @@ def test_zero_subscribers_is_not_an_error(redis, warehouse, rep_notice, send):
     assert redis.hlen(keys.contents(warehouse.pk)) == 0
 
 
-def test_a_subscriber_added_between_publishes_receives_the_next(warehouse, rep_notice, role,
-                                                                 alice, send):
+def test_a_subscriber_added_between_publishes_receives_the_next(
+    warehouse, rep_notice, role, alice, send
+):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     assert send().recipients == 1  # the process now caches {role}
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
@@ -73,8 +73,9 @@ def test_a_subscriber_added_between_publishes_receives_the_next(warehouse, rep_n
     result = send()
 
     assert result.recipients == 2
-    assert [i.notification.id for i in inbox_page(user=alice, warehouse_id=warehouse.pk).items] \
-        == [result.id]
+    assert [i.notification.id for i in inbox_page(user=alice, warehouse_id=warehouse.pk).items] == [
+        result.id
+    ]
 
 
 def test_a_removed_subscriber_receives_nothing_more(warehouse, rep_notice, alice, send):
@@ -95,8 +96,9 @@ def test_steady_state_publish_is_one_round_trip(redis, replenishers, send):
     assert _evalsha_calls(redis) - before == 2
 
 
-def test_an_emptied_redis_is_not_fooled_by_a_stale_cache(redis, warehouse, rep_notice, role,
-                                                         alice, send):
+def test_an_emptied_redis_is_not_fooled_by_a_stale_cache(
+    redis, warehouse, rep_notice, role, alice, send
+):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     send()
     redis.flushall()  # token gone: the cached list must not be trusted
@@ -116,19 +118,23 @@ def test_cursors_increase_within_the_same_millisecond(monkeypatch, replenishers,
     assert cursors[0] == 1_800_000_000_000 * 1024
 
 
-@pytest.mark.parametrize(("kwargs", "field", "message"), [
-    ({"message_type": "NOPE"}, "message_type", "Unknown message type 'NOPE'."),
-    ({"warehouse": 999}, "warehouse", "Unknown warehouse 999."),
-    ({"warehouse": "XX99"}, "warehouse", "Unknown warehouse 'XX99'."),
-    ({"title": "  "}, "title", "A title is required."),
-    ({"title": "t" * 201}, "title", "The title is longer than 200 characters."),
-    ({"body": "b" * 4001}, "body", "The body is longer than 4000 characters."),
-    ({"data": ["not", "an", "object"]}, "data", "data must be a JSON object."),
-    ({"data": {"blob": "x" * 9000}}, "data", "limit is 8192"),
-    ({"ttl_seconds": 0}, "ttl_seconds", "ttl_seconds must be a whole number"),
-])
-def test_invalid_input_raises_a_clear_error_and_writes_nothing(redis, replenishers, send, kwargs,
-                                                               field, message):
+@pytest.mark.parametrize(
+    ("kwargs", "field", "message"),
+    [
+        ({"message_type": "NOPE"}, "message_type", "Unknown message type 'NOPE'."),
+        ({"warehouse": 999}, "warehouse", "Unknown warehouse 999."),
+        ({"warehouse": "XX99"}, "warehouse", "Unknown warehouse 'XX99'."),
+        ({"title": "  "}, "title", "A title is required."),
+        ({"title": "t" * 201}, "title", "The title is longer than 200 characters."),
+        ({"body": "b" * 4001}, "body", "The body is longer than 4000 characters."),
+        ({"data": ["not", "an", "object"]}, "data", "data must be a JSON object."),
+        ({"data": {"blob": "x" * 9000}}, "data", "limit is 8192"),
+        ({"ttl_seconds": 0}, "ttl_seconds", "ttl_seconds must be a whole number"),
+    ],
+)
+def test_invalid_input_raises_a_clear_error_and_writes_nothing(
+    redis, replenishers, send, kwargs, field, message
+):
     with pytest.raises(PublishError) as caught:
         send(**kwargs)
 

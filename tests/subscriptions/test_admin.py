@@ -33,8 +33,12 @@ def test_admin_explains_a_subscription_with_both_user_and_role(
 ):
     response = staff_client.post(
         reverse("admin:subscriptions_subscription_add"),
-        {"message_type": rep_notice.pk, "warehouse": warehouse.pk, "role": role.pk,
-         "user": alice.pk},
+        {
+            "message_type": rep_notice.pk,
+            "warehouse": warehouse.pk,
+            "role": role.pk,
+            "user": alice.pk,
+        },
     )
 
     assert response.status_code == 200
@@ -42,10 +46,13 @@ def test_admin_explains_a_subscription_with_both_user_and_role(
     assert Subscription.objects.count() == 0
 
 
-def test_admin_delete_action_empties_the_sets(staff_client, warehouse, other_warehouse, rep_notice,
-                                              role, members):
-    subs = [Subscription.objects.create(message_type=rep_notice, warehouse=wh, role=role)
-            for wh in (warehouse, other_warehouse)]
+def test_admin_delete_action_empties_the_sets(
+    staff_client, warehouse, other_warehouse, rep_notice, role, members
+):
+    subs = [
+        Subscription.objects.create(message_type=rep_notice, warehouse=wh, role=role)
+        for wh in (warehouse, other_warehouse)
+    ]
     response = staff_client.post(
         reverse("admin:subscriptions_subscription_changelist"),
         {"action": "delete_selected", "_selected_action": [s.pk for s in subs], "post": "yes"},
@@ -61,11 +68,15 @@ def test_bulk_subscribe_page(staff_client, warehouse, other_warehouse, rep_notic
     url = reverse("admin:subscriptions_subscription_bulk")
 
     page = staff_client.get(url)
-    response = staff_client.post(url, {
-        "message_types": [rep_notice.pk, qc.pk],
-        "warehouses": [warehouse.pk, other_warehouse.pk],
-        "roles": [role.pk],
-    }, follow=True)
+    response = staff_client.post(
+        url,
+        {
+            "message_types": [rep_notice.pk, qc.pk],
+            "warehouses": [warehouse.pk, other_warehouse.pk],
+            "roles": [role.pk],
+        },
+        follow=True,
+    )
 
     assert page.status_code == 200
     assert "Created 4 subscriptions" in response.content.decode()
@@ -75,16 +86,21 @@ def test_bulk_subscribe_page(staff_client, warehouse, other_warehouse, rep_notic
 
 
 def test_bulk_subscribe_needs_a_subscriber(staff_client, warehouse, rep_notice):
-    response = staff_client.post(reverse("admin:subscriptions_subscription_bulk"), {
-        "message_types": [rep_notice.pk], "warehouses": [warehouse.pk],
-    })
+    response = staff_client.post(
+        reverse("admin:subscriptions_subscription_bulk"),
+        {
+            "message_types": [rep_notice.pk],
+            "warehouses": [warehouse.pk],
+        },
+    )
 
     assert "Choose at least one role or user." in response.content.decode()
     assert Subscription.objects.count() == 0
 
 
-def test_role_page_edits_its_subscriptions_inline(staff_client, warehouse, rep_notice, role,
-                                                  members):
+def test_role_page_edits_its_subscriptions_inline(
+    staff_client, warehouse, rep_notice, role, members
+):
     response = staff_client.post(
         reverse("admin:auth_group_change", args=[role.pk]),
         {

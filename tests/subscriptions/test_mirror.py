@@ -105,14 +105,18 @@ def test_queryset_delete_mirrors_every_row(warehouse, other_warehouse, rep_notic
     assert members(other_warehouse, rep_notice) == set()
 
 
-def test_bulk_subscribe_creates_every_combination_once(warehouse, other_warehouse, rep_notice, role,
-                                                       alice, members):
+def test_bulk_subscribe_creates_every_combination_once(
+    warehouse, other_warehouse, rep_notice, role, alice, members
+):
     qc = MessageType.objects.create(code="QC_ALERT", name="QC")
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
 
-    result = services.subscribe_many(message_types=[rep_notice, qc],
-                                     warehouses=[warehouse, other_warehouse],
-                                     roles=[role], users=[alice])
+    result = services.subscribe_many(
+        message_types=[rep_notice, qc],
+        warehouses=[warehouse, other_warehouse],
+        roles=[role],
+        users=[alice],
+    )
 
     assert (result.created, result.existing) == (7, 1)
     assert Subscription.objects.count() == 8
@@ -125,15 +129,17 @@ def test_database_constraints_refuse_bad_rows(warehouse, rep_notice, role, alice
     with pytest.raises(IntegrityError), transaction.atomic():
         Subscription.objects.create(message_type=rep_notice, warehouse=warehouse)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice,
-                                    role=role)
+        Subscription.objects.create(
+            message_type=rep_notice, warehouse=warehouse, user=alice, role=role
+        )
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
     with pytest.raises(IntegrityError), transaction.atomic():
         Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
 
 
-def test_sync_command_rebuilds_after_flushall(redis, warehouse, other_warehouse, rep_notice, role,
-                                              alice, members, capsys):
+def test_sync_command_rebuilds_after_flushall(
+    redis, warehouse, other_warehouse, rep_notice, role, alice, members, capsys
+):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, user=alice)
     redis.flushall()
@@ -148,8 +154,9 @@ def test_sync_command_rebuilds_after_flushall(redis, warehouse, other_warehouse,
     assert members(other_warehouse, rep_notice) == {f"u:{alice.pk}"}
 
 
-def test_reconcile_rewrites_only_what_differs(redis, warehouse, other_warehouse, rep_notice, role,
-                                              members):
+def test_reconcile_rewrites_only_what_differs(
+    redis, warehouse, other_warehouse, rep_notice, role, members
+):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, role=role)
     untouched_token = redis.get(keys.subscribers_token(other_warehouse.pk, rep_notice.pk))

@@ -47,8 +47,7 @@ def chromium_executable() -> str | None:
 
 def _unavailable(reason: str) -> None:
     if os.environ.get("WMS_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"{reason} (WMS_REQUIRE_BROWSER=1: browser tests must run here)",
-                    pytrace=False)
+        pytest.fail(f"{reason} (WMS_REQUIRE_BROWSER=1: browser tests must run here)", pytrace=False)
     pytest.skip(f"{reason}: browser tests skipped")
 
 
@@ -68,8 +67,9 @@ def browser() -> Iterator[Browser]:
     except ImportError:
         _unavailable("Playwright is not installed: pip install -e '.[dev]'")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True,
-                                              args=CHROMIUM_ARGS)
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
         yield launched
         launched.close()
 
@@ -111,8 +111,9 @@ def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Sc
             client = Client()
             client.force_login(user)
             cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
-            context.add_cookies([{"name": cookie.key, "value": cookie.value,
-                                  "url": live_server.url}])
+            context.add_cookies(
+                [{"name": cookie.key, "value": cookie.value, "url": live_server.url}]
+            )
         page = context.new_page()
         screen = Screen(page)
         page.on("pageerror", lambda error: screen.errors.append(str(error)))

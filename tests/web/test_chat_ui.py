@@ -29,7 +29,8 @@ def test_two_people_chat(open_screen, make_user, warehouse):
     start_chat(a.page, ["bob"], "Can you check bin A-01-03?")
     expect(a.page.locator("#conversation-title")).to_have_text("bob")
     expect(a.page.locator("#message-list .message.mine .message-body")).to_have_text(
-        ["Can you check bin A-01-03?"])
+        ["Can you check bin A-01-03?"]
+    )
 
     # bob sees the chat arrive, with its unread badge, without reloading.
     expect(b.page.locator("#chat-unread")).to_have_text("1")
@@ -40,17 +41,20 @@ def test_two_people_chat(open_screen, make_user, warehouse):
     b.shot("11-chat-list-unread")
     item.click()
     expect(b.page.locator("#message-list .message.theirs .message-body")).to_have_text(
-        ["Can you check bin A-01-03?"])
+        ["Can you check bin A-01-03?"]
+    )
     expect(b.page.locator("#chat-unread")).to_have_text("0")  # read by opening it
     b.page.locator("#message-input").fill("On my way, 5 minutes.")
     b.page.locator("#message-input").press("Enter")
     expect(b.page.locator("#message-list .message.mine .message-body")).to_have_text(
-        ["On my way, 5 minutes."])
+        ["On my way, 5 minutes."]
+    )
     expect(b.page.locator("#message-input")).to_have_value("")
 
     # alice has the conversation open: the reply appears and counts as read at once.
     expect(a.page.locator("#message-list .message-body")).to_have_text(
-        ["Can you check bin A-01-03?", "On my way, 5 minutes."])
+        ["Can you check bin A-01-03?", "On my way, 5 minutes."]
+    )
     expect(a.page.locator("#chat-unread")).to_have_text("0")
     a.shot("12-chat-conversation")
 
@@ -77,6 +81,7 @@ def test_start_a_group_chat_with_the_keyboard(open_screen, make_user, warehouse)
     page.locator("#new-chat-submit").click()
     expect(page.locator("#conversation-members")).to_have_text("alice, bob, carol")
     expect(page.locator("#message-list .message-body")).to_have_text(
-        ["Stand-up at the dock in 10 <b>minutes</b>"])
+        ["Stand-up at the dock in 10 <b>minutes</b>"]
+    )
     page.locator(".chat-back").first.click()
     expect(page.locator("#chat-list .chat-item-name")).to_have_text(["bob, carol"])

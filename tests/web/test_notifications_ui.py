@@ -25,8 +25,9 @@ def operator(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageTy
 
 
 def notify(warehouse: Warehouse, title: str, body: str = "", **data: object) -> str:
-    result = publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, body=body,
-                     data=data or None)
+    result = publish(
+        message_type="REP_NOTICE", warehouse=warehouse, title=title, body=body, data=data or None
+    )
     assert result.recipients == 1
     return result.id
 
@@ -62,7 +63,8 @@ def test_unread_count_rises_after_a_publish(open_screen, operator, warehouse):
     expect(badge).to_have_text("2")
     # The cursor is kept per warehouse in the browser, so a reload only asks for what is new.
     cursor = page.evaluate(
-        f"localStorage.getItem('wms-notify:{operator.pk}:cursor:{warehouse.pk}')")
+        f"localStorage.getItem('wms-notify:{operator.pk}:cursor:{warehouse.pk}')"
+    )
     assert cursor is not None and int(cursor) >= 2
 
 
@@ -126,8 +128,9 @@ def test_html_in_a_title_is_shown_as_text(open_screen, operator, warehouse):
     assert dialogs == []
 
 
-def test_the_chosen_warehouse_is_remembered(open_screen, operator, warehouse, other_warehouse,
-                                            rep_notice, role):
+def test_the_chosen_warehouse_is_remembered(
+    open_screen, operator, warehouse, other_warehouse, rep_notice, role
+):
     Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, role=role)
     notify(warehouse, "Shanghai needs you")
     screen = open_screen(operator)
@@ -143,8 +146,9 @@ def test_the_chosen_warehouse_is_remembered(open_screen, operator, warehouse, ot
     expect(page.locator(".inbox-item-title")).to_have_text("Shanghai needs you")
 
 
-def test_the_page_keeps_working_through_a_redis_outage(open_screen, operator, warehouse,
-                                                       redis_server):
+def test_the_page_keeps_working_through_a_redis_outage(
+    open_screen, operator, warehouse, redis_server
+):
     notify(warehouse, "Before the outage")
     screen = open_screen(operator)
     page = screen.page

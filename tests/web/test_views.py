@@ -22,8 +22,11 @@ LOCALE = Path(settings.BASE_DIR) / "locale"
 
 
 def page_config(response) -> dict:
-    match = re.search(r'<script id="wms-config" type="application/json">(.*?)</script>',
-                      response.content.decode(), re.S)
+    match = re.search(
+        r'<script id="wms-config" type="application/json">(.*?)</script>',
+        response.content.decode(),
+        re.S,
+    )
     assert match, "the page carries its configuration as JSON"
     return json.loads(match.group(1))
 
@@ -39,8 +42,9 @@ def test_login_page_renders_and_signs_in(client: Client, make_user):
     page = client.get(reverse("login"))
     assert page.status_code == 200
     assert b'name="username"' in page.content
-    response = client.post(reverse("login"), {"username": "alice", "password": "pw-alice",
-                                              "next": "/"})
+    response = client.post(
+        reverse("login"), {"username": "alice", "password": "pw-alice", "next": "/"}
+    )
     assert response.status_code == 302
     assert response["Location"] == "/"
 
@@ -60,8 +64,9 @@ def test_sign_out_is_a_post_and_returns_to_login(client: Client, make_user):
     assert client.get("/").status_code == 302
 
 
-def test_page_carries_poll_interval_user_and_warehouses(client: Client, make_user, warehouse,
-                                                        settings):
+def test_page_carries_poll_interval_user_and_warehouses(
+    client: Client, make_user, warehouse, settings
+):
     settings.UI_POLL_INTERVAL_SECONDS = 3
     user = make_user("alice")
     client.force_login(user)
@@ -70,8 +75,9 @@ def test_page_carries_poll_interval_user_and_warehouses(client: Client, make_use
     config = page_config(response)
     assert config["pollIntervalSeconds"] == 3
     assert config["user"] == {"id": user.pk, "username": "alice"}
-    assert config["warehouses"] == [{"id": warehouse.pk, "code": "SH01", "name": "Shanghai 1",
-                                     "subscribed": False}]
+    assert config["warehouses"] == [
+        {"id": warehouse.pk, "code": "SH01", "name": "Shanghai 1", "subscribed": False}
+    ]
     assert config["api"]["notifications"] == "/api/v1/notifications/"
     # The translations the scripts use come from Django's JavaScript catalog.
     assert reverse("javascript-catalog").encode() in response.content
@@ -86,7 +92,8 @@ def test_user_text_in_the_config_is_escaped(client: Client, make_user):
 
 
 def test_warehouses_with_subscriptions_come_first_and_inactive_are_left_out(
-        make_user, role, rep_notice):
+    make_user, role, rep_notice
+):
     a = Warehouse.objects.create(code="A01", name="A")
     b = Warehouse.objects.create(code="B02", name="B")
     Warehouse.objects.create(code="C03", name="C", is_active=False)

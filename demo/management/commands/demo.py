@@ -28,8 +28,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
-        parser.add_argument("--setup-only", action="store_true",
-                            help="Migrate and load demo data, then exit without running.")
+        parser.add_argument(
+            "--setup-only",
+            action="store_true",
+            help="Migrate and load demo data, then exit without running.",
+        )
 
     def handle(self, *args: Any, port: int, host: str, setup_only: bool, **options: Any) -> None:
         base_dir = Path(settings.BASE_DIR)
@@ -79,8 +82,13 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
 
     def _run_processes(self, base_dir: Path, host: str, port: int, redis_url: str) -> None:
-        env = {**os.environ, "REDIS_URL": redis_url, "HOST": host, "PORT": str(port),
-               "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "HOST": host,
+            "PORT": str(port),
+            "PYTHONUNBUFFERED": "1",
+        }
         # Beat then schedules the demo's pick waves, which keep driving bins negative.
         env.setdefault("WMS_DEMO_PICK_WAVES", "1")
         # Run the tools of this very environment, whichever directory it was installed in.

@@ -13,15 +13,23 @@ from subscriptions.models import Warehouse
 
 
 class Command(BaseCommand):
-    help = ("Run every active rule that is due (a rule that never ran is due), or with --rule "
-            "one rule now, active or not. --dry-run prints each alert and sends nothing.")
+    help = (
+        "Run every active rule that is due (a rule that never ran is due), or with --rule "
+        "one rule now, active or not. --dry-run prints each alert and sends nothing."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--rule", metavar="NAME",
-                            help="Run this rule now (Python rule name or SQL rule name; "
-                                 "py:NAME / sql:NAME when both exist).")
-        parser.add_argument("--dry-run", action="store_true",
-                            help="Print the alerts that would be sent; send and record nothing.")
+        parser.add_argument(
+            "--rule",
+            metavar="NAME",
+            help="Run this rule now (Python rule name or SQL rule name; "
+            "py:NAME / sql:NAME when both exist).",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Print the alerts that would be sent; send and record nothing.",
+        )
 
     def handle(self, *args: Any, rule: str | None, dry_run: bool, **options: Any) -> None:
         if rule:
@@ -54,8 +62,10 @@ class Command(BaseCommand):
                 continue
             alert = outcome.alert
             warehouse = self.warehouse_codes.get(alert.warehouse_id, f"#{alert.warehouse_id}")
-            line = (f"    {outcome.status:<10}  {warehouse}  [{alert.key}]  "
-                    f"{alert.title} | {alert.body}")
+            line = (
+                f"    {outcome.status:<10}  {warehouse}  [{alert.key}]  "
+                f"{alert.title} | {alert.body}"
+            )
             if alert.data:
                 line += f"  {json.dumps(alert.data, ensure_ascii=False)}"
             if outcome.status == AlertStatus.SENT:
@@ -68,14 +78,18 @@ class Command(BaseCommand):
         alerts = sum(run.alert_count or 0 for run in runs)
         failed_rules = [run for run in runs if run.error]
         if dry_run:
-            text = (f"Dry run: {plural(len(runs), 'rule')}, {plural(alerts, 'alert')}, "
-                    f"{sum(r.would_send for r in runs)} would be sent, "
-                    f"{sum(r.duplicates for r in runs)} already notified. Nothing was sent.")
+            text = (
+                f"Dry run: {plural(len(runs), 'rule')}, {plural(alerts, 'alert')}, "
+                f"{sum(r.would_send for r in runs)} would be sent, "
+                f"{sum(r.duplicates for r in runs)} already notified. Nothing was sent."
+            )
         else:
-            text = (f"Done: {plural(len(runs), 'rule')}, {plural(alerts, 'alert')}, "
-                    f"{sum(r.sent for r in runs)} sent, "
-                    f"{sum(r.duplicates for r in runs)} already notified, "
-                    f"{sum(r.failed for r in runs)} failed.")
+            text = (
+                f"Done: {plural(len(runs), 'rule')}, {plural(alerts, 'alert')}, "
+                f"{sum(r.sent for r in runs)} sent, "
+                f"{sum(r.duplicates for r in runs)} already notified, "
+                f"{sum(r.failed for r in runs)} failed."
+            )
         self.stdout.write(text)
         if failed_rules:
             names = ", ".join(run.rule.name for run in failed_rules)

@@ -11,8 +11,10 @@ from notifications.rules import Alert, Rule, RuleRegistry, runner
 from notifications.rules.models import SqlRule
 from subscriptions.models import Subscription
 
-OK_QUERY = ("SELECT warehouse_id, 'Replenish ' || code AS title, 'Stock is ' || stock AS body, "
-            "code AS key FROM inventory_bin WHERE stock < 0")
+OK_QUERY = (
+    "SELECT warehouse_id, 'Replenish ' || code AS title, 'Stock is ' || stock AS body, "
+    "code AS key FROM inventory_bin WHERE stock < 0"
+)
 
 
 @pytest.fixture
@@ -27,17 +29,27 @@ def rules_registry(monkeypatch) -> RuleRegistry:
 def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
     """Register a Python rule whose alerts are whatever `rule.current` holds (a list)."""
 
-    def make(name: str = "shortages", alerts: Iterable[Alert] = (), *,
-             message_type: str = "REP_NOTICE", interval: int = 60, cooldown: int | None = None,
-             fails_with: Exception | None = None) -> type[Rule]:
+    def make(
+        name: str = "shortages",
+        alerts: Iterable[Alert] = (),
+        *,
+        message_type: str = "REP_NOTICE",
+        interval: int = 60,
+        cooldown: int | None = None,
+        fails_with: Exception | None = None,
+    ) -> type[Rule]:
         def yield_current(self: Rule) -> list[Alert]:
             if fails_with is not None:
                 raise fails_with
             return list(type(self).current)
 
         attrs: dict[str, Any] = {
-            "name": name, "message_type": message_type, "interval_seconds": interval,
-            "cooldown_seconds": cooldown, "current": list(alerts), "alerts": yield_current,
+            "name": name,
+            "message_type": message_type,
+            "interval_seconds": interval,
+            "cooldown_seconds": cooldown,
+            "current": list(alerts),
+            "alerts": yield_current,
         }
         return rules_registry.register(type(f"Rule_{name}", (Rule,), attrs))
 
@@ -68,8 +80,9 @@ def inbox(client_for) -> Callable[..., list[dict]]:
 def sql_rule(db, rep_notice) -> Callable[..., SqlRule]:
     """Create an SQL rule (validated like the admin does, unless `clean=False`)."""
 
-    def make(query: str = OK_QUERY, *, name: str = "negative stock", clean: bool = True,
-             **fields: Any) -> SqlRule:
+    def make(
+        query: str = OK_QUERY, *, name: str = "negative stock", clean: bool = True, **fields: Any
+    ) -> SqlRule:
         rule = SqlRule(name=name, message_type=rep_notice, query=query, **fields)
         if clean:
             rule.full_clean()
@@ -81,8 +94,11 @@ def sql_rule(db, rep_notice) -> Callable[..., SqlRule]:
 
 def alert(warehouse, key: str = "A-01-03", qty: int = -12, **overrides: Any) -> Alert:
     values: dict[str, Any] = {
-        "warehouse": warehouse, "title": f"Replenish {key}",
-        "body": f"Stock is {qty} after wave 8812", "data": {"bin": key, "qty": qty}, "key": key,
+        "warehouse": warehouse,
+        "title": f"Replenish {key}",
+        "body": f"Stock is {qty} after wave 8812",
+        "data": {"bin": key, "qty": qty},
+        "key": key,
     }
     values.update(overrides)
     return Alert(**values)

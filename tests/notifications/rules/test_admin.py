@@ -25,23 +25,32 @@ def negative_bins(warehouse):
 
 
 def form(rep_notice, query: str, **extra) -> dict:
-    return {"name": "Negative stock", "description": "", "message_type": rep_notice.pk,
-            "query": query, "interval_seconds": 60, "is_active": "on", **extra}
+    return {
+        "name": "Negative stock",
+        "description": "",
+        "message_type": rep_notice.pk,
+        "query": query,
+        "interval_seconds": 60,
+        "is_active": "on",
+        **extra,
+    }
 
 
 def test_saving_a_query_that_writes_shows_a_clear_error(staff, rep_notice):
-    response = staff.post(f"{CHANGELIST}add/",
-                          form(rep_notice, "DELETE FROM inventory_bin"))
+    response = staff.post(f"{CHANGELIST}add/", form(rep_notice, "DELETE FROM inventory_bin"))
 
     assert response.status_code == 200
-    assert "DELETE is not allowed: a rule&#x27;s query may only read (SELECT)." in \
-        response.content.decode()
+    assert (
+        "DELETE is not allowed: a rule&#x27;s query may only read (SELECT)."
+        in response.content.decode()
+    )
     assert not SqlRule.objects.exists()
 
 
 def test_saving_a_query_missing_columns_shows_a_clear_error(staff, rep_notice):
-    response = staff.post(f"{CHANGELIST}add/",
-                          form(rep_notice, "SELECT warehouse_id FROM inventory_bin"))
+    response = staff.post(
+        f"{CHANGELIST}add/", form(rep_notice, "SELECT warehouse_id FROM inventory_bin")
+    )
 
     assert "The query does not return title and body." in response.content.decode()
 
@@ -90,8 +99,9 @@ def test_a_dry_run_shows_the_error_of_a_broken_rule(staff, sql_rule):
 def test_run_now_sends_and_records(staff, sql_rule, negative_bins, rita, warehouse, inbox):
     rule = sql_rule()
 
-    response = staff.post(CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]},
-                          follow=True)
+    response = staff.post(
+        CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]}, follow=True
+    )
 
     assert "2 alerts: 2 sent to 2 inboxes" in response.content.decode()
     assert len(inbox(rita, warehouse)) == 2

@@ -24,8 +24,10 @@ def test_runs_the_due_rules_and_prints_counts(make_rule, rita, warehouse, inbox)
     output = run_rules()
 
     assert "Running 1 due rule:" in output
-    assert "- shortages (python, REP_NOTICE): 2 alerts: 2 sent to 2 inboxes, 0 already " \
-           "notified, 0 failed" in output
+    assert (
+        "- shortages (python, REP_NOTICE): 2 alerts: 2 sent to 2 inboxes, 0 already "
+        "notified, 0 failed" in output
+    )
     assert "Done: 1 rule, 2 alerts, 2 sent, 0 already notified, 0 failed." in output
     assert len(inbox(rita, warehouse)) == 2
     assert run_rules() == "No rule is due.\n"
@@ -37,15 +39,18 @@ def test_dry_run_prints_each_alert_and_sends_nothing(make_rule, rita, warehouse,
     output = run_rules("--dry-run")
 
     assert "Dry run of 1 due rule:" in output
-    assert ("would send  SH01  [A-01-03]  Replenish A-01-03 | Stock is -12 after wave 8812  "
-            '{"bin": "A-01-03", "qty": -12}') in output
+    assert (
+        "would send  SH01  [A-01-03]  Replenish A-01-03 | Stock is -12 after wave 8812  "
+        '{"bin": "A-01-03", "qty": -12}'
+    ) in output
     assert "1 would be sent, 0 already notified. Nothing was sent." in output
     assert inbox(rita, warehouse) == []
     assert store.last_runs(["py:shortages"]) == {}  # still due: a dry run records nothing
 
 
-def test_a_named_rule_runs_now_even_when_inactive_or_not_due(make_rule, sql_rule, settings,
-                                                              warehouse):
+def test_a_named_rule_runs_now_even_when_inactive_or_not_due(
+    make_rule, sql_rule, settings, warehouse
+):
     make_rule(alerts=[alert(warehouse)])
     settings.RULES_DISABLED = ["shortages"]
     sql_rule(is_active=False, name="Negative stock")

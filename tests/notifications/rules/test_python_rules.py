@@ -16,8 +16,9 @@ def run(name: str = "shortages", *, dry_run: bool = False) -> RuleRun:
     return runner.run_rule(runner.find_rule(name), dry_run=dry_run)
 
 
-def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(make_rule, rita, warehouse,
-                                                                   inbox):
+def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(
+    make_rule, rita, warehouse, inbox
+):
     make_rule(alerts=[alert(warehouse)])
 
     (result,) = runner.run_due_rules()
@@ -31,8 +32,9 @@ def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(make_rule, ri
     assert item["read"] is False
 
 
-def test_the_same_key_is_not_sent_again_while_its_condition_persists(make_rule, rita, warehouse,
-                                                                     inbox):
+def test_the_same_key_is_not_sent_again_while_its_condition_persists(
+    make_rule, rita, warehouse, inbox
+):
     rule = make_rule(alerts=[alert(warehouse, qty=-12)])
     assert run().sent == 1
     rule.current = [alert(warehouse, qty=-20)]  # worse, but the same condition (same key)
@@ -53,13 +55,18 @@ def test_a_condition_that_clears_and_comes_back_is_sent_again(make_rule, rita, w
     again = run()
 
     assert again.sent == 1
-    assert [i["body"] for i in inbox(rita, warehouse)] == ["Stock is -12 after wave 8812",
-                                                          "Stock is -3 after wave 8812"]
+    assert [i["body"] for i in inbox(rita, warehouse)] == [
+        "Stock is -12 after wave 8812",
+        "Stock is -3 after wave 8812",
+    ]
 
 
 def test_keys_clear_per_warehouse_and_per_key(make_rule, warehouse, other_warehouse):
-    both = [alert(warehouse, "A-01-03"), alert(warehouse, "A-01-04"),
-            alert(other_warehouse, "A-01-03")]
+    both = [
+        alert(warehouse, "A-01-03"),
+        alert(warehouse, "A-01-04"),
+        alert(other_warehouse, "A-01-03"),
+    ]
     rule = make_rule(alerts=both)
     assert run().sent == 3
     rule.current = [alert(warehouse, "A-01-03")]  # the rest cleared
@@ -68,9 +75,11 @@ def test_keys_clear_per_warehouse_and_per_key(make_rule, warehouse, other_wareho
     rule.current = both
 
     outcomes = {(o.alert.warehouse_id, o.alert.key): o.status for o in run().outcomes}
-    assert outcomes == {(warehouse.pk, "A-01-03"): AlertStatus.DUPLICATE,
-                        (warehouse.pk, "A-01-04"): AlertStatus.SENT,
-                        (other_warehouse.pk, "A-01-03"): AlertStatus.SENT}
+    assert outcomes == {
+        (warehouse.pk, "A-01-03"): AlertStatus.DUPLICATE,
+        (warehouse.pk, "A-01-04"): AlertStatus.SENT,
+        (other_warehouse.pk, "A-01-03"): AlertStatus.SENT,
+    }
 
 
 def test_one_run_yielding_a_key_twice_sends_it_once(make_rule, warehouse):
@@ -84,8 +93,13 @@ def test_one_run_yielding_a_key_twice_sends_it_once(make_rule, warehouse):
 def test_a_persisting_condition_is_sent_again_after_the_cooldown(warehouse):
     # The script gets the time as an argument, so the cool-down is tested without sleeping.
     def claim(at_ms: int, *keys: str) -> set[str]:
-        return store.claim_due("py:t", now_ms=at_ms, cooldown_seconds=60, abandoned_seconds=600,
-                               keys_by_warehouse={warehouse.pk: list(keys)})[warehouse.pk]
+        return store.claim_due(
+            "py:t",
+            now_ms=at_ms,
+            cooldown_seconds=60,
+            abandoned_seconds=600,
+            keys_by_warehouse={warehouse.pk: list(keys)},
+        )[warehouse.pk]
 
     t = 1_800_000_000_000
     assert claim(t, "A") == {"A"}
@@ -102,9 +116,13 @@ def test_cooldown_zero_sends_on_every_run(make_rule, warehouse):
 
 def test_an_unconfirmed_claim_of_a_run_that_died_is_sent_again(warehouse):
     def claim(at_ms: int) -> set[str]:
-        return store.claim_due("py:t", now_ms=at_ms, cooldown_seconds=3600,
-                               abandoned_seconds=600, keys_by_warehouse={warehouse.pk: ["A"]}
-                               )[warehouse.pk]
+        return store.claim_due(
+            "py:t",
+            now_ms=at_ms,
+            cooldown_seconds=3600,
+            abandoned_seconds=600,
+            keys_by_warehouse={warehouse.pk: ["A"]},
+        )[warehouse.pk]
 
     t = 1_800_000_000_000
     assert claim(t) == {"A"}  # ... and the run dies before publishing
@@ -204,13 +222,16 @@ def test_an_alert_without_a_key_is_keyed_by_its_title(warehouse):
     assert Alert(warehouse=warehouse, title="t").warehouse_id == warehouse.pk
 
 
-@pytest.mark.parametrize("attrs, message", [
-    ({"name": "Has Spaces"}, "name must match"),
-    ({"name": "{slot}"}, "name must match"),
-    ({"message_type": None}, "message_type"),
-    ({"interval_seconds": 0}, "interval_seconds"),
-    ({"cooldown_seconds": -1}, "cooldown_seconds"),
-])
+@pytest.mark.parametrize(
+    "attrs, message",
+    [
+        ({"name": "Has Spaces"}, "name must match"),
+        ({"name": "{slot}"}, "name must match"),
+        ({"message_type": None}, "message_type"),
+        ({"interval_seconds": 0}, "interval_seconds"),
+        ({"cooldown_seconds": -1}, "cooldown_seconds"),
+    ],
+)
 def test_the_registry_refuses_badly_declared_rules(attrs, message):
     declared = {"name": "ok", "message_type": "REP_NOTICE", **attrs}
 

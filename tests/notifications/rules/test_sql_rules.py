@@ -23,9 +23,11 @@ from .conftest import OK_QUERY, alert
 MISSING_TABLE = r'no such table: gone|relation "gone" does not exist'
 READ_ONLY = r"attempt to write a readonly database|in a read-only transaction"
 
-SLOW_QUERY = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n "
-              "WHERE x < 1000000000000) "
-              "SELECT MAX(x) AS warehouse_id, 'slow' AS title, '' AS body FROM n")
+SLOW_QUERY = (
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n "
+    "WHERE x < 1000000000000) "
+    "SELECT MAX(x) AS warehouse_id, 'slow' AS title, '' AS body FROM n"
+)
 
 
 @pytest.fixture
@@ -45,43 +47,64 @@ def query_error(query: str) -> str:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query, message", [
-    ("INSERT INTO inventory_bin (warehouse_id, code, stock) VALUES (1, 'X', 1)",
-     "INSERT is not allowed"),
-    ("UPDATE inventory_bin SET stock = 0", "UPDATE is not allowed"),
-    ("DELETE FROM inventory_bin", "DELETE is not allowed"),
-    ("DROP TABLE inventory_bin", "DROP is not allowed"),
-    ("CREATE TABLE t (x int)", "CREATE is not allowed"),
-    ("ALTER TABLE inventory_bin ADD COLUMN x int", "ALTER is not allowed"),
-    ("SELECT 1 AS warehouse_id, 't' AS title, 'b' AS body; DELETE FROM inventory_bin",
-     "Only one statement"),
-    ("SELECT 1 AS warehouse_id, 't' AS title, 'b' AS body; SELECT 2", "Only one statement"),
-    ("PRAGMA query_only = OFF", "must be a SELECT"),
-    ("ATTACH DATABASE '/tmp/x.db' AS x", "ATTACH is not allowed"),
-    ("WITH gone AS (DELETE FROM inventory_bin RETURNING *) "
-     "SELECT warehouse_id, code AS title, '' AS body FROM gone", "DELETE is not allowed"),
-    ("SELECT warehouse_id, code AS title, '' AS body INTO copy FROM inventory_bin",
-     "INTO is not allowed"),
-    ("SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin FOR UPDATE",
-     "UPDATE is not allowed"),
-    ("REPLACE INTO inventory_bin (id) VALUES (1)", "REPLACE is not allowed"),
-    ("VALUES (1, 't', 'b')", "must be a SELECT"),
-    ("   ", "empty"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        (
+            "INSERT INTO inventory_bin (warehouse_id, code, stock) VALUES (1, 'X', 1)",
+            "INSERT is not allowed",
+        ),
+        ("UPDATE inventory_bin SET stock = 0", "UPDATE is not allowed"),
+        ("DELETE FROM inventory_bin", "DELETE is not allowed"),
+        ("DROP TABLE inventory_bin", "DROP is not allowed"),
+        ("CREATE TABLE t (x int)", "CREATE is not allowed"),
+        ("ALTER TABLE inventory_bin ADD COLUMN x int", "ALTER is not allowed"),
+        (
+            "SELECT 1 AS warehouse_id, 't' AS title, 'b' AS body; DELETE FROM inventory_bin",
+            "Only one statement",
+        ),
+        ("SELECT 1 AS warehouse_id, 't' AS title, 'b' AS body; SELECT 2", "Only one statement"),
+        ("PRAGMA query_only = OFF", "must be a SELECT"),
+        ("ATTACH DATABASE '/tmp/x.db' AS x", "ATTACH is not allowed"),
+        (
+            "WITH gone AS (DELETE FROM inventory_bin RETURNING *) "
+            "SELECT warehouse_id, code AS title, '' AS body FROM gone",
+            "DELETE is not allowed",
+        ),
+        (
+            "SELECT warehouse_id, code AS title, '' AS body INTO copy FROM inventory_bin",
+            "INTO is not allowed",
+        ),
+        (
+            "SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin FOR UPDATE",
+            "UPDATE is not allowed",
+        ),
+        ("REPLACE INTO inventory_bin (id) VALUES (1)", "REPLACE is not allowed"),
+        ("VALUES (1, 't', 'b')", "must be a SELECT"),
+        ("   ", "empty"),
+    ],
+)
 def test_anything_but_one_read_only_select_is_refused_at_save_time(query, message):
     assert message in query_error(query)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query, message", [
-    ("SELECT warehouse_id, code AS title FROM inventory_bin", "does not return body"),
-    ("SELECT code FROM inventory_bin", "does not return warehouse_id, title and body"),
-    ("SELECT warehouse_id, code AS title, '' AS body, stock FROM inventory_bin",
-     "Unexpected columns: stock"),
-    ("SELECT warehouse_id, code AS title, '' AS body FROM gone",
-     "The database refused the query: "),
-    ("SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin WHERE", "refused"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("SELECT warehouse_id, code AS title FROM inventory_bin", "does not return body"),
+        ("SELECT code FROM inventory_bin", "does not return warehouse_id, title and body"),
+        (
+            "SELECT warehouse_id, code AS title, '' AS body, stock FROM inventory_bin",
+            "Unexpected columns: stock",
+        ),
+        (
+            "SELECT warehouse_id, code AS title, '' AS body FROM gone",
+            "The database refused the query: ",
+        ),
+        ("SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin WHERE", "refused"),
+    ],
+)
 def test_a_query_without_the_required_columns_or_that_does_not_run_is_refused(query, message):
     assert message in query_error(query)
 
@@ -97,18 +120,28 @@ def test_a_valid_query_passes_with_trailing_semicolon_comments_and_percent(sql_r
     assert rule.pk
 
 
-@pytest.mark.parametrize("query, message", [
-    ("DELETE FROM inventory_bin", "DELETE is not allowed"),
-    ("INSERT INTO inventory_bin (warehouse_id, code, stock) SELECT warehouse_id, 'X', 1 "
-     "FROM inventory_bin", "INSERT is not allowed"),
-    ("UPDATE inventory_bin SET stock = 0", "UPDATE is not allowed"),
-    ("DROP TABLE inventory_bin", "DROP is not allowed"),
-    ("SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin; "
-     "DELETE FROM inventory_bin", "Only one statement"),
-    ("PRAGMA query_only = OFF", "must be a SELECT"),
-])
-def test_a_forbidden_query_saved_around_the_admin_is_refused_at_run_time(sql_rule, negative_bin,
-                                                                         query, message):
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("DELETE FROM inventory_bin", "DELETE is not allowed"),
+        (
+            "INSERT INTO inventory_bin (warehouse_id, code, stock) SELECT warehouse_id, 'X', 1 "
+            "FROM inventory_bin",
+            "INSERT is not allowed",
+        ),
+        ("UPDATE inventory_bin SET stock = 0", "UPDATE is not allowed"),
+        ("DROP TABLE inventory_bin", "DROP is not allowed"),
+        (
+            "SELECT warehouse_id, code AS title, '' AS body FROM inventory_bin; "
+            "DELETE FROM inventory_bin",
+            "Only one statement",
+        ),
+        ("PRAGMA query_only = OFF", "must be a SELECT"),
+    ],
+)
+def test_a_forbidden_query_saved_around_the_admin_is_refused_at_run_time(
+    sql_rule, negative_bin, query, message
+):
     rule = sql_rule(query, clean=False)  # e.g. written straight into the table
 
     result = run(rule)
@@ -148,8 +181,9 @@ def test_a_slow_query_is_stopped_at_the_time_limit(sql_rule, settings, warehouse
     Bin.objects.create(warehouse=warehouse, code="B", stock=1)  # the connection still works
 
 
-def test_a_run_is_recorded_and_a_later_good_run_clears_the_error(sql_rule, negative_bin, rita,
-                                                                 warehouse, inbox):
+def test_a_run_is_recorded_and_a_later_good_run_clears_the_error(
+    sql_rule, negative_bin, rita, warehouse, inbox
+):
     rule = sql_rule()
     SqlRule.objects.filter(pk=rule.pk).update(last_error="old failure")
 
@@ -177,23 +211,34 @@ def test_sql_rules_de_duplicate_like_python_rules(sql_rule, negative_bin, rita, 
 
 def test_data_key_and_defaults_come_from_the_columns(sql_rule, negative_bin, warehouse):
     json_object = JSON_FUNCTIONS[connection.vendor]
-    rule = sql_rule(f"SELECT warehouse_id, 'Replenish ' || code AS title, NULL AS body, "
-                    f"{json_object}('bin', code, 'qty', stock) AS data FROM inventory_bin")
+    rule = sql_rule(
+        f"SELECT warehouse_id, 'Replenish ' || code AS title, NULL AS body, "
+        f"{json_object}('bin', code, 'qty', stock) AS data FROM inventory_bin"
+    )
 
     (outcome,) = run(rule, dry_run=True).outcomes
 
-    assert outcome.alert == Alert(warehouse=warehouse.pk, title="Replenish A-01-03", body="",
-                                  data={"bin": "A-01-03", "qty": -12}, key="Replenish A-01-03")
+    assert outcome.alert == Alert(
+        warehouse=warehouse.pk,
+        title="Replenish A-01-03",
+        body="",
+        data={"bin": "A-01-03", "qty": -12},
+        key="Replenish A-01-03",
+    )
     assert outcome.status == AlertStatus.WOULD_SEND
 
 
-@pytest.mark.parametrize("data, message", [
-    ("'not json'", "Row 1: data is not valid JSON"),
-    ("'[1, 2]'", "Row 1: data must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("'not json'", "Row 1: data is not valid JSON"),
+        ("'[1, 2]'", "Row 1: data must be a JSON object"),
+    ],
+)
 def test_bad_data_names_the_row(sql_rule, negative_bin, data, message):
-    rule = sql_rule(f"SELECT warehouse_id, code AS title, '' AS body, {data} AS data "
-                    f"FROM inventory_bin")
+    rule = sql_rule(
+        f"SELECT warehouse_id, code AS title, '' AS body, {data} AS data FROM inventory_bin"
+    )
 
     assert message in run(rule).error
 
@@ -211,10 +256,12 @@ def test_rows_beyond_the_limit_are_left_out_with_a_warning(sql_rule, warehouse, 
     assert "only the first 2 were used" in rule.last_error
 
 
-def test_a_broken_sql_rule_does_not_stop_the_others(sql_rule, make_rule, negative_bin, warehouse,
-                                                    rita, inbox):
-    broken = sql_rule("SELECT warehouse_id, code AS title, '' AS body FROM gone", name="broken",
-                      clean=False)  # e.g. a table dropped after the rule was saved
+def test_a_broken_sql_rule_does_not_stop_the_others(
+    sql_rule, make_rule, negative_bin, warehouse, rita, inbox
+):
+    broken = sql_rule(
+        "SELECT warehouse_id, code AS title, '' AS body FROM gone", name="broken", clean=False
+    )  # e.g. a table dropped after the rule was saved
     sql_rule(name="good")
     make_rule(alerts=[alert(warehouse, "B-01-01")])
 

@@ -14,8 +14,12 @@ def test_the_task_runs_due_rules_and_reports_counts(make_rule, rita, warehouse, 
     make_rule("works", alerts=[alert(warehouse)])
     make_rule("broken", fails_with=RuntimeError("boom"))
 
-    assert run_due_rules.apply().get() == {"rules": 2, "sent": 1, "failed_rules": 1,
-                                           "failed_alerts": 0}
+    assert run_due_rules.apply().get() == {
+        "rules": 2,
+        "sent": 1,
+        "failed_rules": 1,
+        "failed_alerts": 0,
+    }
     assert run_due_rules.apply().get()["rules"] == 0  # nothing is due again yet
     assert len(inbox(rita, warehouse)) == 1
 
