@@ -2,6 +2,7 @@
 -- as one atomic script instead of MULTI around LREM/LPUSH/LTRIM).
 -- KEYS[1] the user's contacts list
 -- ARGV[1] how many to keep, ARGV[2..] user ids, the most recent last
+-- Returns nothing.
 for i = 2, #ARGV do
   redis.call('LREM', KEYS[1], 0, ARGV[i])
 end

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
@@ -109,19 +108,6 @@ def test_chat_list_costs_a_fixed_number_of_round_trips(alice, bob, group, redis,
     round_trips["n"] = 0
     assert len(selectors.chat_list(user=bob)) == 20
     assert round_trips["n"] == 3
-
-
-def test_lua_scripts_declare_every_key():
-    scripts = sorted(LUA_DIR.glob("*.lua"))
-    assert scripts
-    for path in scripts:
-        source = path.read_text()
-        header = "".join(line for line in source.splitlines() if line.startswith("--"))
-        assert "KEYS[1]" in header and "ARGV[1]" in header, path.name
-        # Keys come only through KEYS: no key names written into the scripts.
-        assert "wms" not in source and "{chat" not in source and "{user" not in source
-        for command, first_arg in re.findall(r"redis\.call\('(\w+)',\s*([^,)]+)", source):
-            assert first_arg.startswith("KEYS["), (path.name, command, first_arg)
 
 
 def test_scripts_are_registered_once_and_run_by_sha(alice, bob, group, redis):

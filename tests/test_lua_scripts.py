@@ -1,0 +1,63 @@
+"""Every Lua script in the project: one header style, and every key reaches it through KEYS.
+
+Redis Cluster routes a script call by the keys it declares, so a key a script builds itself
+(or receives in ARGV) may live on another node. The header is the script's contract with its
+caller: what each KEYS and ARGV entry holds and what it returns.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIPPED_DIRS = {"node_modules", "staticfiles", "var"}
+SCRIPTS = sorted(
+    path
+    for path in ROOT.glob("**/lua/*.lua")
+    if not any(part.startswith(".") or part in SKIPPED_DIRS for part in path.parts)
+)
+# Commands whose first argument is not a key (PUBLISH's channel is not a key either: Redis
+# Cluster broadcasts it to every node).
+KEYLESS_COMMANDS = {"TIME", "PUBLISH", "SPUBLISH", "ECHO", "PING"}
+
+
+def header(path: Path) -> list[str]:
+    """The comment lines that open the script."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("--"):
+            break
+        lines.append(line)
+    return lines
+
+
+def test_scripts_are_found():
+    names = {path.parent.parent.name for path in SCRIPTS}
+    assert {"messaging", "notifications", "rules"} <= names
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_header_names_keys_arguments_and_result(path: Path):
+    lines = header(path)
+    assert lines, "a script opens with a comment saying what it does"
+    assert lines[0][2:].strip(), "the first line says what the script does"
+    text = "\n".join(lines)
+    assert re.search(r"^-- +KEYS\[1\]", text, re.M), "a line starting with KEYS[1] names the keys"
+    assert re.search(r"^-- +ARGV\[1\]", text, re.M) or re.search(r"^-- +ARGV: none", text, re.M)
+    assert re.search(r"^-- +Returns\b", text, re.M), "a line starting with 'Returns' says what"
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_key_comes_through_keys(path: Path):
+    source = path.read_text(encoding="utf-8")
+    # No key names written into the scripts.
+    for fragment in ("wms:", "{wh:", "{chat:", "{user:"):
+        assert fragment not in source, fragment
+    calls = re.findall(r"redis\.p?call\(\s*['\"](\w+)['\"]\s*,?\s*([^,)]*)", source)
+    for command, first_arg in calls:
+        if command.upper() in KEYLESS_COMMANDS:
+            continue
+        assert first_arg.strip().startswith("KEYS["), (command, first_arg)
