@@ -2,8 +2,8 @@
 
 Each chat operation that reads and then writes is one Lua script over that chat's keys (one
 hash slot). A user's chat list and the activity index live in other slots; they are indexes,
-written after the chat's script with single-slot commands, and the chat's members set stays
-the truth:
+written with single-slot commands before the chat's script (so a failure between the calls
+never hides a chat) and again after it, and the chat's members set stays the truth:
 
 - a user's chat list is scored with the membership version of the change that added the
   chat; additions use ZADD GT and removals remove only entries at or below the version of
@@ -248,6 +248,27 @@ def list_messages(
     if result is None:
         return None
     return [_message(chat_id, raw) for raw in result]
+
+
+def is_member(*, chat_id: str, user_id: int) -> bool:
+    return get_redis().zscore(keys.members(chat_id), user_id) is not None
+
+
+def reserve_index(*, chat_id: str, user_ids: Iterable[int], now_ms: int) -> None:
+    """Put the chat in these users' lists and in the activity index BEFORE the script that
+    makes them members, so that a failure between the two calls leaves at worst a stale
+    entry (skipped and dropped by readers), never a chat its members cannot find.
+
+    The entries are scored with the lowest version the script can give (`now_ms * 1000`, see
+    lua/*.lua), so a later leave still removes them; ZADD GT never lowers a newer entry. The
+    activity entry is only added where missing (NX): the chat's real activity follows after
+    the script, and an inflated one would keep an idle chat from its sweep.
+    """
+    pipe = get_redis().pipeline(transaction=False)
+    for user_id in user_ids:
+        pipe.zadd(keys.user_chats(user_id), {chat_id: now_ms * 1000}, gt=True)
+    pipe.zadd(keys.activity(), {chat_id: now_ms}, nx=True)
+    pipe.execute()
 
 
 def index_chat(
