@@ -235,15 +235,25 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
 
 def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
     """Leave a chat; the last member out deletes it with all its messages."""
-    outcome = store.leave(chat_id=require_chat_id(chat_id), user_id=user.pk, now_ms=now_ms())
-    if outcome is None:
+    if member_remove(user_id=user.pk, chat_id=require_chat_id(chat_id)) is None:
         raise ChatNotFound(chat_id)
+
+
+def member_remove(*, user_id: int, chat_id: str) -> bool | None:
+    """Take a user out of a chat, as leaving does (also for users deleted from the database).
+
+    Returns whether the chat is gone (they were its last member), None if not a member.
+    """
+    outcome = store.leave(chat_id=chat_id, user_id=user_id, now_ms=now_ms())
+    if outcome is None:
+        return None
     store.unindex_chat(
         chat_id=chat_id,
-        user_ids=[user.pk],
+        user_ids=[user_id],
         version=outcome.version,
         activity_ms=outcome.last_activity_ms if outcome.deleted else None,
     )
+    return outcome.deleted
 
 
 # --- Retention (Celery beat) ----------------------------------------------------------------------
