@@ -13,8 +13,8 @@ from messaging import cleanup, keys, selectors, services, tasks
 pytestmark = pytest.mark.django_db
 
 
-def user_keys(redis, user) -> set[str]:
-    return {k.decode() for k in redis.scan_iter(match=f"wms:\\{{user:{user.pk}\\}}:*")}
+def user_keys(redis, user_id: int) -> set[str]:
+    return {k.decode() for k in redis.scan_iter(match=f"wms:\\{{user:{user_id}\\}}:*")}
 
 
 def member_names(user, chat_id: str) -> list[str]:
@@ -32,17 +32,18 @@ def test_deleting_a_user_takes_them_out_of_every_chat_after_commit(
     celery_eager,
     django_capture_on_commit_callbacks,
 ):
+    bob_id = bob.pk
     shared = group(alice, bob, carol)
     alone = group(bob, alice)
     services.chat_leave(user=alice, chat_id=alone.id)  # bob is its last member
     direct = services.chat_open_direct(user=alice, other_id=bob.pk)
     send(bob, direct, "one", "two")
-    assert user_keys(redis, bob) == {keys.user_chats(bob.pk), keys.contacts(bob.pk)}
+    assert user_keys(redis, bob_id) == {keys.user_chats(bob_id), keys.contacts(bob_id)}
 
     with django_capture_on_commit_callbacks(execute=True):
         bob.delete()
 
-    assert user_keys(redis, bob) == set()
+    assert user_keys(redis, bob_id) == set()
     assert member_names(alice, shared.id) == ["alice", "carol"]
     assert chat_keys_in_redis(alone.id) == set()  # the last member out deleted it
     assert redis.zscore(keys.activity(), alone.id) is None
@@ -57,6 +58,7 @@ def test_deleting_a_user_takes_them_out_of_every_chat_after_commit(
 def test_a_failed_queueing_does_not_undo_the_delete(
     alice, bob, group, redis, monkeypatch, caplog, django_capture_on_commit_callbacks
 ):
+    bob_id = bob.pk
     group(alice, bob)
 
     def broker_down(*args):
@@ -66,27 +68,30 @@ def test_a_failed_queueing_does_not_undo_the_delete(
     with caplog.at_level(logging.WARNING), django_capture_on_commit_callbacks(execute=True):
         bob.delete()
     assert "left to the periodic sweep" in caplog.text
-    assert not type(bob).objects.filter(pk=bob.pk).exists()
+    assert not type(bob).objects.filter(pk=bob_id).exists()
     # The sweep does what the task would have done.
     assert cleanup.sweep_orphans().memberships == 1
-    assert user_keys(redis, bob) == set()
+    assert user_keys(redis, bob_id) == set()
 
 
 def test_the_sweep_finds_memberships_of_deleted_users_missing_from_their_list(
     alice, bob, carol, group, redis
 ):
+    bob_id = bob.pk
     chat = group(alice, bob, carol)
     solo = group(bob, carol)
     services.chat_leave(user=carol, chat_id=solo.id)
     redis.delete(keys.user_chats(bob.pk))  # the index lost him, the chats did not
-    type(bob).objects.filter(pk=bob.pk).delete()  # no signals, no task: only the sweep
+    type(bob).objects.filter(
+        pk=bob_id
+    ).delete()  # its after-commit task never runs here: only the sweep
 
     report = cleanup.sweep_orphans(batch=2)
 
     assert (report.memberships, report.chats_deleted) == (2, 1)
     assert member_names(alice, chat.id) == ["alice", "carol"]
     assert [c.id for c in selectors.chat_list(user=carol)] == [chat.id]
-    assert user_keys(redis, bob) == set()
+    assert user_keys(redis, bob_id) == set()
     assert cleanup.sweep_orphans() == cleanup.OrphanReport(chats=1)  # nothing left to do
 
 
@@ -129,14 +134,15 @@ def test_the_sweep_removes_stray_keys_of_gone_chats_but_keeps_a_pairs_sequence(
 
 
 def test_the_sweep_forgets_deleted_users_that_only_have_contacts(alice, bob, redis):
+    bob_id = bob.pk
     services.chat_open_direct(user=alice, other_id=bob.pk)
     services.chat_leave(user=bob, chat_id=keys.direct_chat_id(alice.pk, bob.pk))
-    type(bob).objects.filter(pk=bob.pk).delete()
+    type(bob).objects.filter(pk=bob_id).delete()
     redis.rpush(keys.contacts(bob.pk), alice.pk)  # his contacts are all that is left of him
 
     assert cleanup.sweep_orphans().users == 1
-    assert user_keys(redis, bob) == set()
-    assert user_keys(redis, alice)  # alice exists: hers stay
+    assert user_keys(redis, bob_id) == set()
+    assert user_keys(redis, alice.pk)  # alice exists: hers stay
 
 
 def test_beat_runs_the_chat_orphan_sweep(alice, bob, group, redis, celery_eager):
