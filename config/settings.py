@@ -246,6 +246,26 @@ CELERY_BEAT_SCHEDULE.update(
         },
     }
 )
+# --- Orphan sweeps ----------------------------------------------------------------------
+# Nothing is left behind forever: data of deleted warehouses, users, rules and chats is removed
+# when they are deleted (Celery tasks queued on commit) and, as a backstop, by sweeps that walk
+# the keyspace with SCAN, this many keys per call (also the most keys removed per call).
+ORPHAN_SWEEP_SECONDS = env.float("ORPHAN_SWEEP_SECONDS", default=3600.0)
+ORPHAN_SWEEP_BATCH = env.int("ORPHAN_SWEEP_BATCH", default=500)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "sweep-notification-orphans": {
+            "task": "notifications.tasks.sweep_notification_orphans",
+            "schedule": ORPHAN_SWEEP_SECONDS,
+            "options": {"expires": ORPHAN_SWEEP_SECONDS},
+        },
+        "sweep-chat-orphans": {
+            "task": "messaging.tasks.sweep_chat_orphans",
+            "schedule": ORPHAN_SWEEP_SECONDS,
+            "options": {"expires": ORPHAN_SWEEP_SECONDS},
+        },
+    }
+)
 # `manage.py demo` sets this: a pick wave every so often lowers demo bin stock (demo only).
 WMS_DEMO_PICK_WAVES = env.bool("WMS_DEMO_PICK_WAVES", default=False)
 if WMS_DEMO_PICK_WAVES:

@@ -11,6 +11,8 @@ import re
 
 from django.conf import settings
 
+from config.keyspace import glob_escape
+
 # Group chats get a random id, a direct chat the ids of its pair (lower first), so the pair
 # always lands on the same chat. The check keeps client input out of key names: only ids of
 # these two forms ever reach Redis.
@@ -32,6 +34,12 @@ def direct_chat_id(user_a: int, user_b: int) -> str:
     if low == high:
         raise ValueError("A direct chat needs two different users.")
     return f"d-{low}-{high}"
+
+
+def direct_pair(chat_id: str) -> tuple[int, int] | None:
+    """The two user ids of a direct chat id, None for a group chat id."""
+    pair = DIRECT_CHAT_ID.fullmatch(chat_id)
+    return (int(pair[1]), int(pair[2])) if pair else None
 
 
 def chat_prefix(chat_id: str) -> str:
@@ -94,3 +102,36 @@ def contacts(user_id: int) -> str:
 def activity() -> str:
     """Sorted set chat id -> last activity in ms: the retention sweeps' index of all chats."""
     return f"{settings.WMS_REDIS_PREFIX}:chats:activity"
+
+
+# --- Finding keys (the orphan sweep) ------------------------------------------------------------
+# SCAN patterns, and the ids read back from the key names SCAN returns. Only names of the forms
+# built above parse; anything else under the prefix is left alone.
+
+
+def every_chat_pattern() -> str:
+    """SCAN MATCH pattern of every key of every chat."""
+    return glob_escape(f"{settings.WMS_REDIS_PREFIX}:{{chat:") + "*"
+
+
+def every_user_pattern() -> str:
+    """SCAN MATCH pattern of every per-user chat key (chat lists, contacts)."""
+    return glob_escape(f"{settings.WMS_REDIS_PREFIX}:{{user:") + "*"
+
+
+_CHAT_KEY = re.compile(r"\{chat:([^{}]+)\}:(meta|members|joined|msgs|seq)")
+_USER_KEY = re.compile(r"\{user:([1-9][0-9]{0,18})\}:(chats|contacts)")
+
+
+def chat_id_of(key: str) -> str | None:
+    """The chat id of one of its keys (as built by chat_keys()), else None."""
+    head = f"{settings.WMS_REDIS_PREFIX}:"
+    found = _CHAT_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    return found[1] if found and is_chat_id(found[1]) else None
+
+
+def user_id_of(key: str) -> int | None:
+    """The user id of a per-user chat key (chat list, contacts), else None."""
+    head = f"{settings.WMS_REDIS_PREFIX}:"
+    found = _USER_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    return int(found[1]) if found else None

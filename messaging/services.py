@@ -3,6 +3,8 @@
 Each function validates everything it can against the database first (nothing is written
 when it refuses), then runs one Lua script on the chat's keys, then updates the indexes that
 live outside the chat's hash slot (users' chat lists, the activity index, recent contacts).
+Joining writes the index entries before the script as well, so that Redis failing between
+the two calls never leaves a chat its members cannot find (store.reserve_index).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ def chat_create_group(
     chat_id = f"g-{secrets.token_hex(8)}"
     everyone = sorted(others | {creator.pk})
     at = now_ms()
+    store.reserve_index(chat_id=chat_id, user_ids=everyone, now_ms=at)
     version, first = store.create_group(
         chat_id=chat_id, creator_id=creator.pk, member_ids=everyone, body=message, now_ms=at
     )
@@ -123,6 +126,7 @@ def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
     _require_active_users([other_id], field="user")
     chat_id = keys.direct_chat_id(user.pk, other_id)
     at = now_ms()
+    store.reserve_index(chat_id=chat_id, user_ids=[user.pk, other_id], now_ms=at)
     joined, version = store.open_direct(
         chat_id=chat_id, user_id=user.pk, other_id=other_id, now_ms=at
     )
@@ -201,7 +205,11 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     """Add a user to a group chat the acting user belongs to (a no-op for a member)."""
     require_chat_id(chat_id)
     [new_member_id] = _require_active_users([new_member_id], field="user")
+    # Only a member may put the chat in someone's list, even as an entry readers would drop.
+    if not store.is_member(chat_id=chat_id, user_id=user.pk):
+        raise ChatNotFound(chat_id)
     at = now_ms()
+    store.reserve_index(chat_id=chat_id, user_ids=[new_member_id], now_ms=at)
     outcome = store.add_member(
         chat_id=chat_id,
         actor_id=user.pk,
@@ -227,15 +235,25 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
 
 def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
     """Leave a chat; the last member out deletes it with all its messages."""
-    outcome = store.leave(chat_id=require_chat_id(chat_id), user_id=user.pk, now_ms=now_ms())
-    if outcome is None:
+    if member_remove(user_id=user.pk, chat_id=require_chat_id(chat_id)) is None:
         raise ChatNotFound(chat_id)
+
+
+def member_remove(*, user_id: int, chat_id: str) -> bool | None:
+    """Take a user out of a chat, as leaving does (also for users deleted from the database).
+
+    Returns whether the chat is gone (they were its last member), None if not a member.
+    """
+    outcome = store.leave(chat_id=chat_id, user_id=user_id, now_ms=now_ms())
+    if outcome is None:
+        return None
     store.unindex_chat(
         chat_id=chat_id,
-        user_ids=[user.pk],
+        user_ids=[user_id],
         version=outcome.version,
         activity_ms=outcome.last_activity_ms if outcome.deleted else None,
     )
+    return outcome.deleted
 
 
 # --- Retention (Celery beat) ----------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 Each chat operation that reads and then writes is one Lua script over that chat's keys (one
 hash slot). A user's chat list and the activity index live in other slots; they are indexes,
-written after the chat's script with single-slot commands, and the chat's members set stays
-the truth:
+written with single-slot commands before the chat's script (so a failure between the calls
+never hides a chat) and again after it, and the chat's members set stays the truth:
 
 - a user's chat list is scored with the membership version of the change that added the
   chat; additions use ZADD GT and removals remove only entries at or below the version of
@@ -38,6 +38,7 @@ _purge_old = LuaScript.beside(__file__, "purge_old")
 _drop_idle = LuaScript.beside(__file__, "drop_idle")
 _zrem_if_at_most = LuaScript.beside(__file__, "zrem_if_at_most")
 _touch_contacts = LuaScript.beside(__file__, "touch_contacts")
+_drop_orphan = LuaScript.beside(__file__, "drop_orphan")
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,27 @@ def list_messages(
     return [_message(chat_id, raw) for raw in result]
 
 
+def is_member(*, chat_id: str, user_id: int) -> bool:
+    return get_redis().zscore(keys.members(chat_id), user_id) is not None
+
+
+def reserve_index(*, chat_id: str, user_ids: Iterable[int], now_ms: int) -> None:
+    """Put the chat in these users' lists and in the activity index BEFORE the script that
+    makes them members, so that a failure between the two calls leaves at worst a stale
+    entry (skipped and dropped by readers), never a chat its members cannot find.
+
+    The entries are scored with the lowest version the script can give (`now_ms * 1000`, see
+    lua/*.lua), so a later leave still removes them; ZADD GT never lowers a newer entry. The
+    activity entry is only added where missing (NX): the chat's real activity follows after
+    the script, and an inflated one would keep an idle chat from its sweep.
+    """
+    pipe = get_redis().pipeline(transaction=False)
+    for user_id in user_ids:
+        pipe.zadd(keys.user_chats(user_id), {chat_id: now_ms * 1000}, gt=True)
+    pipe.zadd(keys.activity(), {chat_id: now_ms}, nx=True)
+    pipe.execute()
+
+
 def index_chat(
     *, chat_id: str, user_ids: Iterable[int], version: int, activity_ms: int | None
 ) -> None:
@@ -385,3 +407,84 @@ def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome], indexed_ms: dict[s
         )
     if len(pipe):  # a Pipeline is always truthy
         pipe.execute()
+
+
+# --- Orphans: chats and users the database no longer has, indexes lost ---------------------------
+
+
+@dataclass(frozen=True)
+class ChatState:
+    """What the orphan sweep needs of a chat: None fields when it has no meta (it is gone)."""
+
+    chat_id: str
+    kind: str | None
+    version: int
+    last_activity_ms: int | None
+    member_ids: tuple[int, ...]
+
+
+def scan_ids(pattern: str, batch: int) -> Iterator[list[str]]:
+    """Names of the keys matching `pattern`, a page at a time (SCAN MATCH COUNT: each call is
+    bounded; a key may come twice, so what is done with a page must be idempotent)."""
+    client = get_redis()
+    cursor = 0
+    while True:
+        cursor, found = client.scan(cursor=cursor, match=pattern, count=batch)
+        if found:
+            yield [_text(key) for key in found]
+        if cursor == 0:
+            return
+
+
+def chat_states(chat_ids: Sequence[str]) -> list[ChatState]:
+    """Kind, membership version, activity and members of each chat, one round trip."""
+    pipe = get_redis().pipeline(transaction=False)
+    for chat_id in chat_ids:
+        pipe.hmget(keys.meta(chat_id), "kind", "mver", "last_ms")
+        pipe.zrange(keys.members(chat_id), 0, -1)
+    replies = pipe.execute()
+    states = []
+    for i, chat_id in enumerate(chat_ids):
+        (kind, version, last_ms), members = replies[2 * i], replies[2 * i + 1]
+        states.append(
+            ChatState(
+                chat_id=chat_id,
+                kind=None if last_ms is None else _text(kind),
+                version=int(version or 0),
+                last_activity_ms=None if last_ms is None else int(last_ms),
+                member_ids=tuple(int(m) for m in members),
+            )
+        )
+    return states
+
+
+def restore_index_entries(states: Sequence[ChatState]) -> int:
+    """Put live chats back into the activity index and their members' chat lists where an
+    entry is missing (ZADD NX / GT never move an entry back); returns how many were missing.
+
+    A member who leaves meanwhile may get a stale entry back: readers skip and drop it.
+    """
+    pipe = get_redis().pipeline(transaction=False)
+    for state in states:
+        if state.last_activity_ms is None:
+            continue
+        pipe.zadd(keys.activity(), {state.chat_id: state.last_activity_ms}, nx=True)
+        for user_id in state.member_ids:
+            pipe.zadd(keys.user_chats(user_id), {state.chat_id: state.version}, gt=True)
+    return sum(int(added) for added in pipe.execute()) if len(pipe) else 0
+
+
+def drop_orphans(chats: Sequence[tuple[str, bool]]) -> int:
+    """Remove the stray keys of each (chat id, sequence too) that has no meta, one round trip;
+    chats that exist are left alone. Returns how many keys were removed."""
+    if not chats:
+        return 0
+    pipe = get_redis().pipeline(transaction=False)
+    for chat_id, with_sequence in chats:
+        _drop_orphan(keys=keys.chat_keys(chat_id), args=[int(with_sequence)], client=pipe)
+    return sum(max(int(removed), 0) for removed in pipe.execute())
+
+
+def forget_user(user_id: int) -> int:
+    """Remove a user's chat list and recent contacts (one slot); returns keys removed."""
+    return int(get_redis().unlink(keys.user_chats(user_id), keys.contacts(user_id)))

@@ -1,10 +1,11 @@
-"""Celery beat tasks of chat retention (autodiscovered by the Celery app)."""
+"""Celery tasks of chat retention and cleanup (autodiscovered by the Celery app)."""
 
 import logging
+from dataclasses import asdict
 
 from celery import shared_task
 
-from . import services
+from . import cleanup, services
 
 logger = logging.getLogger(__name__)
 
@@ -25,3 +26,22 @@ def drop_idle_chats() -> dict[str, int]:
     if dropped:
         logger.info("Chat retention: %d idle chats deleted", dropped)
     return {"dropped": dropped}
+
+
+@shared_task
+def forget_deleted_user(user_id: int) -> dict[str, int]:
+    """A user was deleted: leave their chats and remove their chat list and contacts."""
+    if cleanup.existing_user_ids([user_id]):
+        return {}  # not deleted after all (queued by a rolled-back delete): nothing to do
+    report = cleanup.user_forget(user_id)
+    logger.info("Chat data of deleted user %d: %s", user_id, report)
+    return asdict(report)
+
+
+@shared_task
+def sweep_chat_orphans() -> dict[str, int]:
+    """Chat data of deleted users, stray keys of gone chats, lost index entries (beat)."""
+    report = cleanup.sweep_orphans()
+    if report.changed:
+        logger.info("Chat orphan sweep: %s", report)
+    return asdict(report)

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class NotificationsConfig(AppConfig):
     name = "notifications"
     verbose_name = "Notifications"
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401  (deleted warehouses' and users' data go after commit)

@@ -5,8 +5,12 @@ fan-out, poll, read and expiry scripts each touch a single Redis Cluster slot. S
 outlive deploys: tests/notifications/test_keys.py pins these exact strings.
 """
 
+import re
+from dataclasses import dataclass
+
 from django.conf import settings
 
+from config.keyspace import glob_escape
 from subscriptions.keys import warehouse_prefix
 
 
@@ -69,3 +73,52 @@ def rule_last_runs() -> str:
     """Hash rule id -> ms its last run started: the schedule of Python rules (SQL rules keep
     theirs in the database as `last_run_at`)."""
     return f"{settings.WMS_REDIS_PREFIX}:rules:last_run"
+
+
+# --- Finding keys (the orphan sweep) ------------------------------------------------------------
+# SCAN patterns, and what a key name SCAN returns says about its owner. Every key of a warehouse
+# (the subscription mirror's too) starts with its tag, so a deleted warehouse's keys are found
+# whatever their family; within a live warehouse only the families below are told apart.
+
+
+def every_warehouse_pattern() -> str:
+    """SCAN MATCH pattern of every key of every warehouse."""
+    return glob_escape(f"{settings.WMS_REDIS_PREFIX}:{{wh:") + "*"
+
+
+def warehouse_pattern(warehouse_id: int) -> str:
+    """SCAN MATCH pattern of every key of one warehouse."""
+    return glob_escape(warehouse_prefix(warehouse_id)) + ":*"
+
+
+@dataclass(frozen=True)
+class WarehouseKey:
+    """A warehouse key taken apart: `owner` is whose data it is, as far as the sweep cares."""
+
+    warehouse_id: int
+    kind: str  # "user" (inbox u:, read marks), "role" (inbox r:), "rule", "type" or "other"
+    owner: str = ""  # the user, role or message type id, or the rule id
+
+
+_WAREHOUSE_KEY = re.compile(r"\{wh:([0-9]{1,19})\}:(.*)", re.DOTALL)
+_OWNERS = (
+    ("user", re.compile(r"inbox:u:([0-9]{1,19})")),
+    ("user", re.compile(r"read:([0-9]{1,19})")),
+    ("role", re.compile(r"inbox:r:([0-9]{1,19})")),
+    ("rule", re.compile(r"rule:(.+):sent", re.DOTALL)),
+    ("type", re.compile(r"subs:([0-9]{1,19})(?::token)?")),
+)
+
+
+def parse_warehouse_key(key: str) -> WarehouseKey | None:
+    """The warehouse (and owner) of a key under the `{wh:<id>}` tag, else None."""
+    head = f"{settings.WMS_REDIS_PREFIX}:"
+    found = _WAREHOUSE_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    if found is None:
+        return None
+    warehouse_id, rest = int(found[1]), found[2]
+    for kind, pattern in _OWNERS:
+        owner = pattern.fullmatch(rest)
+        if owner:
+            return WarehouseKey(warehouse_id, kind, owner[1])
+    return WarehouseKey(warehouse_id, "other")

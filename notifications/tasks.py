@@ -1,10 +1,12 @@
 """Celery tasks of notifications (autodiscovered by the Celery app)."""
 
 import logging
+from dataclasses import asdict
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
 
-from . import services
+from . import cleanup, services
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +22,33 @@ def expire_notifications() -> dict[str, int]:
         "inbox_entries": report.inbox_entries,
         "read_marks": report.read_marks,
     }
+
+
+@shared_task
+def purge_deleted_warehouse(warehouse_id: int) -> dict[str, int]:
+    """A warehouse was deleted: remove every Redis key of it (queued after commit)."""
+    report = cleanup.warehouse_purge(warehouse_id)
+    logger.info("Deleted warehouse %d: %s", warehouse_id, report)
+    return asdict(report)
+
+
+@shared_task
+def forget_deleted_user(user_id: int) -> dict[str, int]:
+    """A user was deleted: remove their inboxes, read marks and readers entries."""
+    if cleanup.existing_ids(get_user_model(), [user_id]):
+        return {}  # not deleted after all: nothing to do
+    report = cleanup.user_forget(user_id)
+    logger.info("Notification data of deleted user %d: %s", user_id, report)
+    return asdict(report)
+
+
+@shared_task
+def sweep_notification_orphans() -> dict[str, int]:
+    """What deleted warehouses, users, roles, message types and rules left behind (beat)."""
+    report = cleanup.sweep_orphans()
+    if report.keys or report.last_runs:
+        logger.info("Notification orphan sweep: %s", report)
+    return asdict(report)
 
 
 # The rules task lives in notifications.rules; importing it here lets autodiscovery find it.

@@ -104,3 +104,15 @@ def client_for():
 @pytest.fixture
 def prefix() -> str:
     return django_settings.WMS_REDIS_PREFIX
+
+
+@pytest.fixture
+def celery_eager() -> Iterator[None]:
+    """Celery tasks run in the calling thread (`.delay()` included), like a worker would."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = False

@@ -104,5 +104,16 @@ def set_last_run(rule_id: str, started_ms: int) -> None:
     get_redis().hset(keys.rule_last_runs(), rule_id, started_ms)
 
 
+def scan_last_runs(*, cursor: int, count: int) -> tuple[int, list[str]]:
+    """A page of the rule ids having a last run (HSCAN: each call bounded)."""
+    next_cursor, found = get_redis().hscan(keys.rule_last_runs(), cursor=cursor, count=count)
+    return int(next_cursor), [_text(rule_id) for rule_id in found]
+
+
+def forget_last_runs(rule_ids: Sequence[str]) -> int:
+    """Drop the last runs of these rules (ones that no longer exist); returns how many."""
+    return int(get_redis().hdel(keys.rule_last_runs(), *rule_ids)) if rule_ids else 0
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

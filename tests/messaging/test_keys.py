@@ -62,3 +62,21 @@ def test_only_ids_this_app_hands_out_reach_key_names(chat_id):
     assert not keys.is_chat_id(chat_id)
     with pytest.raises(ValueError):
         keys.chat_prefix(chat_id)
+
+
+def test_the_orphan_sweep_reads_ids_back_from_key_names():
+    assert keys.every_chat_pattern() == "wms:\\{chat:*"
+    assert keys.every_user_pattern() == "wms:\\{user:*"
+    for chat_id in ("g-0123456789abcdef", "d-3-12"):
+        assert {keys.chat_id_of(k) for k in keys.chat_keys(chat_id)} == {chat_id}
+    assert keys.user_id_of(keys.user_chats(7)) == keys.user_id_of(keys.contacts(7)) == 7
+    for foreign in (
+        "wms:{chat:d-12-3}:seq",
+        "wms:{chat:x}:meta",
+        "wms:{wh:4}:seq",
+        "x:{user:7}:chats",
+    ):
+        assert keys.chat_id_of(foreign) is None
+        assert keys.user_id_of(foreign) is None
+    assert keys.direct_pair("d-3-12") == (3, 12)
+    assert keys.direct_pair("g-0123456789abcdef") is None

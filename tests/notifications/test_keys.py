@@ -13,3 +13,26 @@ def test_notification_keys_share_the_warehouse_hash_tag():
     assert keys.expiry(4) == "wms:{wh:4}:expiry"
     assert keys.read_marks(4, 9) == "wms:{wh:4}:read:9"
     assert keys.readers(4) == "wms:{wh:4}:readers"
+
+
+def test_the_orphan_sweep_reads_owners_back_from_key_names():
+    from subscriptions import keys as subscription_keys
+
+    assert keys.every_warehouse_pattern() == "wms:\\{wh:*"
+    assert keys.warehouse_pattern(4) == "wms:\\{wh:4\\}:*"
+    parse = keys.parse_warehouse_key
+    assert parse(keys.inbox(4, "u:9")) == keys.WarehouseKey(4, "user", "9")
+    assert parse(keys.read_marks(4, 9)) == keys.WarehouseKey(4, "user", "9")
+    assert parse(keys.inbox(4, "r:2")) == keys.WarehouseKey(4, "role", "2")
+    assert parse(keys.rule_sent(4, "sql:3")) == keys.WarehouseKey(4, "rule", "sql:3")
+    assert parse(subscription_keys.subscribers(4, 5)) == keys.WarehouseKey(4, "type", "5")
+    assert parse(subscription_keys.subscribers_token(4, 5)) == keys.WarehouseKey(4, "type", "5")
+    for other in (keys.contents(4), keys.readers(4), keys.sequence(4), "wms:{wh:4}:new:thing"):
+        assert parse(other) == keys.WarehouseKey(4, "other")
+    for foreign in (
+        "wms:chats:activity",
+        "wms:{chat:d-1-2}:seq",
+        "other:{wh:4}:seq",
+        "wms:{wh:x}:a",
+    ):
+        assert parse(foreign) is None

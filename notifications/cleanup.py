@@ -1,0 +1,154 @@
+"""Nothing left behind forever: notification data of deleted warehouses, users, roles, message
+types and rules (SPEC.md section 10).
+
+Deleting a warehouse or a user queues a task after commit (`warehouse_purge`, `user_forget`);
+`sweep_orphans` is the periodic backstop (Celery beat, `manage.py sweep_orphans`): it walks
+every warehouse key with SCAN, in bounded steps, and removes what the database no longer owns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db.models import Model
+
+from subscriptions.models import MessageType, Warehouse
+
+from . import cleanup_store, keys
+from .rules import runner
+from .rules import store as rules_store
+from .rules.models import SqlRule
+
+logger = logging.getLogger(__name__)
+
+# Ids per database query (SQLite limits the variables of one statement).
+_QUERY_CHUNK = 500
+# A progress line every this many SCAN pages, so a long sweep shows it is moving.
+_PROGRESS_EVERY = 100
+
+
+@dataclass(frozen=True)
+class CleanupReport:
+    keys: int = 0  # keys removed (whole warehouses, users' inboxes and marks, rules, types)
+    warehouses: int = 0  # deleted warehouses whose keys were found
+    last_runs: int = 0  # last-run entries of rules that no longer exist
+
+    def __add__(self, other: CleanupReport) -> CleanupReport:
+        return CleanupReport(
+            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(self))
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"removed {self.keys} keys (of {self.warehouses} deleted warehouses, deleted users, "
+            f"roles, message types and rules) and {self.last_runs} last runs of deleted rules"
+        )
+
+
+def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:
+    """Which of these primary keys the database still has."""
+    wanted = sorted(set(ids))
+    found: set[int] = set()
+    for start in range(0, len(wanted), _QUERY_CHUNK):
+        chunk = wanted[start : start + _QUERY_CHUNK]
+        found.update(model.objects.filter(pk__in=chunk).values_list("pk", flat=True))
+    return found
+
+
+def known_rule_ids() -> set[str]:
+    """Ids of every rule that exists: Python rules in the code, SQL rules in the database."""
+    python = {f"py:{rule.name}" for rule in runner.registry.all()}
+    return python | {f"sql:{pk}" for pk in SqlRule.objects.values_list("pk", flat=True)}
+
+
+def warehouse_purge(warehouse_id: int, *, batch: int | None = None) -> CleanupReport:
+    """Remove every key of a deleted warehouse (SCAN MATCH of its tag, UNLINK a page at a
+    time). A warehouse the database still has is left alone."""
+    if Warehouse.objects.filter(pk=warehouse_id).exists():
+        return CleanupReport()
+    batch = batch or settings.ORPHAN_SWEEP_BATCH
+    removed = 0
+    for page in cleanup_store.scan_keys(keys.warehouse_pattern(warehouse_id), batch):
+        removed += cleanup_store.remove_keys({warehouse_id: page})
+    return CleanupReport(keys=removed, warehouses=1 if removed else 0)
+
+
+def user_forget(user_id: int) -> CleanupReport:
+    """Remove a deleted user's own inbox, read marks and readers entry in every warehouse."""
+    warehouse_ids = sorted(Warehouse.objects.values_list("pk", flat=True))
+    removed = 0
+    for start in range(0, len(warehouse_ids), settings.ORPHAN_SWEEP_BATCH):
+        chunk = warehouse_ids[start : start + settings.ORPHAN_SWEEP_BATCH]
+        removed += cleanup_store.forget_user(chunk, user_id)
+    return CleanupReport(keys=removed)
+
+
+def sweep_orphans(*, batch: int | None = None) -> CleanupReport:
+    """Walk every warehouse key with SCAN (`batch` keys a call, default ORPHAN_SWEEP_BATCH) and
+    remove the keys of warehouses the database no longer has, and within live warehouses the
+    inboxes and read marks of deleted users, inboxes of deleted roles, subscriber sets of
+    deleted message types and de-duplication marks of rules that no longer exist; then the
+    last runs of rules that no longer exist."""
+    batch = batch or settings.ORPHAN_SWEEP_BATCH
+    report = CleanupReport()
+    gone_warehouses: set[int] = set()
+    for pages, page in enumerate(
+        cleanup_store.scan_keys(keys.every_warehouse_pattern(), batch), start=1
+    ):
+        report += _sweep_page(page, gone_warehouses)
+        if pages % _PROGRESS_EVERY == 0:
+            logger.info("Notification orphan sweep: %d pages so far: %s", pages, report)
+    report += CleanupReport(warehouses=len(gone_warehouses))
+    return report + _sweep_last_runs(batch)
+
+
+def _sweep_page(page: list[str], gone_warehouses: set[int]) -> CleanupReport:
+    parsed = [(key, found) for key in page if (found := keys.parse_warehouse_key(key))]
+    if not parsed:
+        return CleanupReport()
+    owners: dict[str, set[str]] = defaultdict(set)
+    for _key, found in parsed:
+        owners[found.kind].add(found.owner)
+    warehouses = existing_ids(Warehouse, (found.warehouse_id for _k, found in parsed))
+    users = existing_ids(get_user_model(), map(int, owners["user"]))
+    roles = existing_ids(Group, map(int, owners["role"]))
+    types = existing_ids(MessageType, map(int, owners["type"]))
+    rules = known_rule_ids() if owners["rule"] else set()
+
+    def orphaned(found: keys.WarehouseKey) -> bool:
+        if found.warehouse_id not in warehouses:
+            gone_warehouses.add(found.warehouse_id)
+            return True
+        owner = found.owner
+        return (
+            (found.kind == "user" and int(owner) not in users)
+            or (found.kind == "role" and int(owner) not in roles)
+            or (found.kind == "type" and int(owner) not in types)
+            or (found.kind == "rule" and owner not in rules)
+        )
+
+    doomed: dict[int, list[str]] = defaultdict(list)
+    readers: dict[int, list[int]] = defaultdict(list)
+    for key, found in parsed:
+        if orphaned(found):
+            doomed[found.warehouse_id].append(key)
+            if found.kind == "user" and found.warehouse_id in warehouses:
+                readers[found.warehouse_id].append(int(found.owner))
+    return CleanupReport(keys=cleanup_store.remove_keys(doomed, readers) if doomed else 0)
+
+
+def _sweep_last_runs(batch: int) -> CleanupReport:
+    known = known_rule_ids()
+    forgotten = 0
+    cursor = 0
+    while True:
+        cursor, rule_ids = rules_store.scan_last_runs(cursor=cursor, count=batch)
+        forgotten += rules_store.forget_last_runs([r for r in rule_ids if r not in known])
+        if cursor == 0:
+            return CleanupReport(last_runs=forgotten)

@@ -1,0 +1,201 @@
+"""Nothing left behind: notification data of deleted warehouses, users, roles, message types
+and rules is removed on delete and by the orphan sweep (issue 9.4)."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from config.celery import app
+from notifications import cleanup, keys, tasks
+from notifications.rules import store as rules_store
+from notifications.rules.models import SqlRule
+from notifications.services import mark_read, publish
+from subscriptions import keys as subscription_keys
+from subscriptions.models import MessageType, Subscription
+
+pytestmark = pytest.mark.django_db
+
+
+def warehouse_keys(redis, warehouse_id: int) -> set[str]:
+    return {k.decode() for k in redis.scan_iter(match=f"wms:\\{{wh:{warehouse_id}\\}}:*")}
+
+
+@pytest.fixture
+def ulla(warehouse, rep_notice, make_user, django_capture_on_commit_callbacks):
+    """A user subscribed in person (her own inbox) to REP_NOTICE in SH01."""
+    user = make_user("ulla")
+    with django_capture_on_commit_callbacks(execute=True):
+        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=user)
+    return user
+
+
+@pytest.fixture
+def busy(
+    warehouse,
+    other_warehouse,
+    rep_notice,
+    role,
+    make_user,
+    ulla,
+    redis,
+    django_capture_on_commit_callbacks,
+):
+    """Both warehouses with every family of keys: subscriber sets, notifications, inboxes,
+    read marks, readers, and a rule's de-duplication marks."""
+    rita = make_user("rita", role)
+    with django_capture_on_commit_callbacks(execute=True):
+        for wh in (warehouse, other_warehouse):
+            Subscription.objects.create(message_type=rep_notice, warehouse=wh, role=role)
+    for wh in (warehouse, other_warehouse):
+        note = publish(message_type=rep_notice, warehouse=wh, title="Replenish A-01-03")
+        mark_read(user=rita, warehouse_id=wh.pk, ids=[note.id])
+        rules_store.claim_due(
+            "py:negative_bin_stock",
+            now_ms=1,
+            cooldown_seconds=60,
+            abandoned_seconds=60,
+            keys_by_warehouse={wh.pk: ["A-01-03"]},
+        )
+    mark_read(user=ulla, warehouse_id=warehouse.pk, ids=None)
+    return rita
+
+
+def test_deleting_a_warehouse_removes_every_key_of_it_after_commit(
+    warehouse, other_warehouse, busy, redis, celery_eager, django_capture_on_commit_callbacks
+):
+    assert len(warehouse_keys(redis, warehouse.pk)) >= 10
+    kept = warehouse_keys(redis, other_warehouse.pk)
+    warehouse_id = warehouse.pk
+
+    with django_capture_on_commit_callbacks(execute=True):
+        warehouse.delete()
+
+    assert warehouse_keys(redis, warehouse_id) == set()
+    assert warehouse_keys(redis, other_warehouse.pk) == kept
+
+
+def test_a_warehouse_the_database_still_has_is_not_purged(warehouse, busy, redis):
+    before = warehouse_keys(redis, warehouse.pk)
+    assert cleanup.warehouse_purge(warehouse.pk) == cleanup.CleanupReport()
+    assert warehouse_keys(redis, warehouse.pk) == before
+
+
+def test_the_sweep_finds_the_keys_of_a_warehouse_deleted_without_its_task(
+    warehouse, other_warehouse, busy, redis
+):
+    kept = warehouse_keys(redis, other_warehouse.pk)
+    warehouse_id = warehouse.pk
+    warehouse.delete()  # its after-commit task never runs here: only the sweep is left
+
+    report = cleanup.sweep_orphans(batch=3)  # many small SCAN steps
+
+    assert report.warehouses == 1
+    assert report.keys >= 10
+    assert warehouse_keys(redis, warehouse_id) == set()
+    assert warehouse_keys(redis, other_warehouse.pk) == kept
+    assert cleanup.sweep_orphans() == cleanup.CleanupReport()
+
+
+def test_deleting_a_user_removes_their_inbox_read_marks_and_readers_entry(
+    warehouse, busy, ulla, redis, celery_eager, django_capture_on_commit_callbacks
+):
+    own = {keys.inbox(warehouse.pk, f"u:{ulla.pk}"), keys.read_marks(warehouse.pk, ulla.pk)}
+    assert own <= warehouse_keys(redis, warehouse.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        ulla.delete()
+
+    assert not own & warehouse_keys(redis, warehouse.pk)
+    assert redis.smembers(keys.readers(warehouse.pk)) == {str(busy.pk).encode()}
+    assert redis.exists(keys.read_marks(warehouse.pk, busy.pk))  # colleagues keep theirs
+
+
+def test_the_sweep_removes_what_deleted_users_roles_types_and_rules_left(
+    warehouse, other_warehouse, busy, ulla, role, rep_notice, redis
+):
+    """Deleted in ways whose after-commit tasks never run, so only the sweep can find them."""
+    ulla_id = ulla.pk
+    ulla.delete()
+    role_id = role.pk
+    role.delete()
+    stale_type = MessageType.objects.create(code="GONE", name="Gone", default_ttl_seconds=60)
+    gone_set = subscription_keys.subscribers(warehouse.pk, stale_type.pk)
+    redis.sadd(gone_set, "u:1")
+    gone_token = subscription_keys.subscribers_token(warehouse.pk, stale_type.pk)
+    redis.set(gone_token, "t")
+    stale_type.delete()
+    rules_store.claim_due(
+        "py:removed_from_the_code",
+        now_ms=1,
+        cooldown_seconds=60,
+        abandoned_seconds=60,
+        keys_by_warehouse={warehouse.pk: ["x"]},
+    )
+    live_rule = keys.rule_sent(warehouse.pk, "py:negative_bin_stock")
+    before = warehouse_keys(redis, warehouse.pk)
+
+    report = cleanup.sweep_orphans()
+
+    removed = before - warehouse_keys(redis, warehouse.pk)
+    assert removed == {
+        keys.inbox(warehouse.pk, f"u:{ulla_id}"),
+        keys.read_marks(warehouse.pk, ulla_id),
+        keys.inbox(warehouse.pk, f"r:{role_id}"),
+        gone_set,
+        gone_token,
+        keys.rule_sent(warehouse.pk, "py:removed_from_the_code"),
+    }
+    assert report.keys == len(removed) + 1  # the deleted role's inbox in BJ02 too
+    assert redis.exists(live_rule)
+    assert redis.smembers(keys.readers(warehouse.pk)) == {str(busy.pk).encode()}
+
+
+def test_the_sweep_forgets_last_runs_and_marks_of_rules_that_no_longer_exist(
+    warehouse, rep_notice, redis
+):
+    kept = SqlRule.objects.create(name="kept", message_type=rep_notice, query="SELECT 1")
+    deleted = SqlRule.objects.create(name="deleted", message_type=rep_notice, query="SELECT 1")
+    deleted_id = deleted.rule_id
+    deleted.delete()
+    for rule_id in ("py:negative_bin_stock", "py:removed_from_the_code", kept.rule_id, deleted_id):
+        rules_store.set_last_run(rule_id, 1)
+        rules_store.claim_due(
+            rule_id,
+            now_ms=1,
+            cooldown_seconds=60,
+            abandoned_seconds=60,
+            keys_by_warehouse={warehouse.pk: ["x"]},
+        )
+
+    report = cleanup.sweep_orphans()
+
+    assert report.last_runs == 2
+    assert set(
+        rules_store.last_runs(
+            ["py:negative_bin_stock", "py:removed_from_the_code", kept.rule_id, deleted_id]
+        )
+    ) == {"py:negative_bin_stock", kept.rule_id}
+    assert warehouse_keys(redis, warehouse.pk) == {
+        keys.rule_sent(warehouse.pk, "py:negative_bin_stock"),
+        keys.rule_sent(warehouse.pk, kept.rule_id),
+    }
+
+
+def test_beat_runs_the_notification_orphan_sweep(warehouse, busy, redis, celery_eager):
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-notification-orphans"]
+    assert entry["task"] == tasks.sweep_notification_orphans.name in app.tasks
+    assert entry["schedule"] <= 24 * 3600
+    warehouse_id = warehouse.pk
+    warehouse.delete()
+    assert tasks.sweep_notification_orphans.delay().get()["warehouses"] == 1
+    assert warehouse_keys(redis, warehouse_id) == set()
+
+
+def test_the_command_runs_every_orphan_sweep_and_says_what_it_did(warehouse, busy, redis, capsys):
+    warehouse.delete()
+    call_command("sweep_orphans", "--batch", "5")
+    out = capsys.readouterr().out
+    assert "Notifications: removed" in out and "of 1 deleted warehouses" in out
+    assert "Chats: 0 chats checked" in out
+    assert "Orphan sweep done." in out
