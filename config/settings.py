@@ -228,10 +228,24 @@ RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
 # clears and comes back it is notified at once. Python rules may set their own.
 RULES_DEDUP_COOLDOWN_SECONDS = env.int("RULES_DEDUP_COOLDOWN_SECONDS", default=24 * 3600)
 # SQL rules: time limit per query, most rows read per run, and the database alias they read
-# (point it at a read-only user or a replica if the site has one).
+# (a replica, if the site has one).
 RULES_SQL_TIMEOUT_SECONDS = env.float("RULES_SQL_TIMEOUT_SECONDS", default=10.0)
 RULES_SQL_MAX_ROWS = env.int("RULES_SQL_MAX_ROWS", default=1000)
 RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
+# Tables (shell-style patterns, no schema) SQL rules may never read: users, groups and
+# permissions, API tokens, sessions, the admin log, content types, migrations, login attempts,
+# and this product's own tables. The environment variable adds patterns to this list.
+RULES_SQL_DENIED_TABLES = [
+    *("auth_*", "authtoken_*", "django_*", "axes_*"),
+    *("subscriptions_*", "notifications_*", "messaging_*", "web_*", "demo_*"),
+    *env.list("RULES_SQL_DENIED_TABLES", default=[]),
+]
+# If set, SQL rules may read only tables matching these patterns (and not denied above).
+RULES_SQL_ALLOWED_TABLES = env.list("RULES_SQL_ALLOWED_TABLES", default=[])
+# PostgreSQL: SQL rules connect as this role, which may only SELECT the allowed tables
+# (`manage.py create_rules_sql_role` creates it and grants exactly that).
+RULES_SQL_ROLE = env("RULES_SQL_ROLE", default="wms_rules")
+RULES_SQL_ROLE_PASSWORD = env("RULES_SQL_ROLE_PASSWORD", default="")
 # A run holds its rule this long at most, so a crashed worker never blocks the rule for good.
 RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
 # Names of Python rules that must not run on their own (run_rules --rule still runs them).
