@@ -1,9 +1,11 @@
 """Settings, read from the environment (and an optional `.env` file) with embedded defaults."""
 
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -12,10 +14,37 @@ env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
-SECRET_KEY = env("SECRET_KEY", default="insecure-development-key-change-me-in-production")
 DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        # A key everyone can read signs sessions and password-reset links: refuse to start.
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set the SECRET_KEY environment variable (or .env) to a long "
+            'random value, e.g. the output of: python3 -c "import secrets; '
+            'print(secrets.token_urlsafe(50))" - or set DEBUG=1 for development. '
+            "(`manage.py demo` makes its own, kept in var/.)"
+        )
+    SECRET_KEY = "insecure-development-key-used-only-with-debug"
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- HTTPS (off by default: development and tests speak plain HTTP) ---------------------
+# A deployment behind HTTPS sets these, under Django's own names; with them set,
+# `manage.py check --deploy --fail-level WARNING` passes.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
+# Behind a proxy that terminates TLS: e.g. "HTTP_X_FORWARDED_PROTO,https" (only if the proxy
+# always sets that header itself).
+SECURE_PROXY_SSL_HEADER = (
+    tuple(env.list("SECURE_PROXY_SSL_HEADER"))
+    if env("SECURE_PROXY_SSL_HEADER", default="")
+    else None
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -34,6 +63,7 @@ INSTALLED_APPS = [
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
+    "axes",  # login throttling
 ]
 
 MIDDLEWARE = [
@@ -46,6 +76,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a throttled login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -94,6 +126,22 @@ warnings.filterwarnings("ignore", message="No directory at")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login throttling (django-axes) -------------------------------------------------------
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address, further
+# attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the admin's login alike;
+# the API's tokens are not logins). Attempts are kept in the database (axes_* tables);
+# `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a reverse proxy,
+# make the server pass the client's address there.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own, not the pair
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
 
 # --- Redis -------------------------------------------------------------------------------
 # One Redis holds the cache, the Celery broker and the product's data (subscription mirror,

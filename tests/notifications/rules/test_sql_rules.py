@@ -16,8 +16,11 @@ from inventory.models import Bin
 from notifications.rules import Alert, runner, sql
 from notifications.rules.domain import AlertStatus, RuleRun
 from notifications.rules.models import SqlRule
+from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
 from .conftest import OK_QUERY, alert
+
+pytestmark = RULES_READ_COMMITTED_DATA
 
 # SQLite's and PostgreSQL's words for the same errors (the suite runs on both).
 MISSING_TABLE = r'no such table: gone|relation "gone" does not exist'

@@ -33,6 +33,7 @@ DENIED_TABLES = [
     "subscriptions_warehouse",
     "subscriptions_subscription",
     "notifications_sqlrule",
+    "axes_accessattempt",
     "sqlite_master",
 ]
 
