@@ -33,7 +33,7 @@ SQL_RULE_NAME = "Negative bin stock (SQL)"
 # The SQL twin of inventory.rules.NegativeBinStock; data is built with the database's own JSON
 # function (SQLite json_object, PostgreSQL json_build_object). It reads business tables only:
 # the product's own (subscriptions_warehouse among them) are closed to SQL rules, and
-# publishing refuses inactive warehouses anyway.
+# an alert for an inactive warehouse is not published anyway.
 NEGATIVE_STOCK_SQL = """\
 SELECT b.warehouse_id AS warehouse_id,
        'Replenish ' || b.code AS title,
