@@ -7,6 +7,11 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if sys.argv[1:2] == ["demo"]:
+        # Settings refuse to load without a SECRET_KEY; the demo brings its own (var/).
+        from demo.secret_key import ensure_demo_secret_key
+
+        ensure_demo_secret_key()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

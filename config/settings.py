@@ -1,9 +1,11 @@
 """Settings, read from the environment (and an optional `.env` file) with embedded defaults."""
 
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -12,10 +14,37 @@ env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
-SECRET_KEY = env("SECRET_KEY", default="insecure-development-key-change-me-in-production")
 DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        # A key everyone can read signs sessions and password-reset links: refuse to start.
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set the SECRET_KEY environment variable (or .env) to a long "
+            'random value, e.g. the output of: python3 -c "import secrets; '
+            'print(secrets.token_urlsafe(50))" - or set DEBUG=1 for development. '
+            "(`manage.py demo` makes its own, kept in var/.)"
+        )
+    SECRET_KEY = "insecure-development-key-used-only-with-debug"
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- HTTPS (off by default: development and tests speak plain HTTP) ---------------------
+# A deployment behind HTTPS sets these, under Django's own names; with them set,
+# `manage.py check --deploy --fail-level WARNING` passes.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
+# Behind a proxy that terminates TLS: e.g. "HTTP_X_FORWARDED_PROTO,https" (only if the proxy
+# always sets that header itself).
+SECURE_PROXY_SSL_HEADER = (
+    tuple(env.list("SECURE_PROXY_SSL_HEADER"))
+    if env("SECURE_PROXY_SSL_HEADER", default="")
+    else None
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -34,6 +63,7 @@ INSTALLED_APPS = [
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
+    "axes",  # login throttling
 ]
 
 MIDDLEWARE = [
@@ -46,6 +76,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a throttled login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -94,6 +126,22 @@ warnings.filterwarnings("ignore", message="No directory at")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login throttling (django-axes) -------------------------------------------------------
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address, further
+# attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the admin's login alike;
+# the API's tokens are not logins). Attempts are kept in the database (axes_* tables);
+# `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a reverse proxy,
+# make the server pass the client's address there.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own, not the pair
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
 
 # --- Redis -------------------------------------------------------------------------------
 # One Redis holds the cache, the Celery broker and the product's data (subscription mirror,
@@ -228,10 +276,24 @@ RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
 # clears and comes back it is notified at once. Python rules may set their own.
 RULES_DEDUP_COOLDOWN_SECONDS = env.int("RULES_DEDUP_COOLDOWN_SECONDS", default=24 * 3600)
 # SQL rules: time limit per query, most rows read per run, and the database alias they read
-# (point it at a read-only user or a replica if the site has one).
+# (a replica, if the site has one).
 RULES_SQL_TIMEOUT_SECONDS = env.float("RULES_SQL_TIMEOUT_SECONDS", default=10.0)
 RULES_SQL_MAX_ROWS = env.int("RULES_SQL_MAX_ROWS", default=1000)
 RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
+# Tables (shell-style patterns, no schema) SQL rules may never read: users, groups and
+# permissions, API tokens, sessions, the admin log, content types, migrations, login attempts,
+# and this product's own tables. The environment variable adds patterns to this list.
+RULES_SQL_DENIED_TABLES = [
+    *("auth_*", "authtoken_*", "django_*", "axes_*"),
+    *("subscriptions_*", "notifications_*", "messaging_*", "web_*", "demo_*"),
+    *env.list("RULES_SQL_DENIED_TABLES", default=[]),
+]
+# If set, SQL rules may read only tables matching these patterns (and not denied above).
+RULES_SQL_ALLOWED_TABLES = env.list("RULES_SQL_ALLOWED_TABLES", default=[])
+# PostgreSQL: SQL rules connect as this role, which may only SELECT the allowed tables
+# (`manage.py create_rules_sql_role` creates it and grants exactly that).
+RULES_SQL_ROLE = env("RULES_SQL_ROLE", default="wms_rules")
+RULES_SQL_ROLE_PASSWORD = env("RULES_SQL_ROLE_PASSWORD", default="")
 # A run holds its rule this long at most, so a crashed worker never blocks the rule for good.
 RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
 # Names of Python rules that must not run on their own (run_rules --rule still runs them).
@@ -295,5 +357,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes: lock-outs are warnings; each failed attempt (INFO) is in its table already.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

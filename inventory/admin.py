@@ -29,7 +29,9 @@ class NegativeStockFilter(admin.SimpleListFilter):
         return queryset
 
 
-@admin.action(description=f"Pick wave: take {DEMO_PICK} from each selected bin")
+@admin.action(
+    description=f"Pick wave: take {DEMO_PICK} from each selected bin", permissions=["change"]
+)
 def pick_wave(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     by_warehouse: dict[int, dict[str, int]] = defaultdict(dict)
     for warehouse_id, code in queryset.values_list("warehouse_id", "code"):

@@ -106,7 +106,8 @@ class SqlRuleAdmin(admin.ModelAdmin):
         error = rule.last_error
         return error if len(error) <= 80 else error[:79] + "…"
 
-    @admin.action(description="Dry run: preview the alerts, send nothing", permissions=["view"])
+    # A dry run executes the query like a real run: the same permission as editing the rule.
+    @admin.action(description="Dry run: preview the alerts, send nothing", permissions=["change"])
     def dry_run(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
         runs = runner.preview_sql_rules(queryset.select_related("message_type"))
         return self._dry_run_page(request, runs)
@@ -137,7 +138,7 @@ class SqlRuleAdmin(admin.ModelAdmin):
     def dry_run_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """The dry run of one rule, linked from its change page."""
         rule = get_object_or_404(SqlRule.objects.select_related("message_type"), pk=pk)
-        if not self.has_view_permission(request, rule):
+        if not self.has_change_permission(request, rule):
             raise PermissionDenied
         return self._dry_run_page(request, runner.preview_sql_rules([rule]))
 

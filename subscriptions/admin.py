@@ -16,12 +16,12 @@ from .forms import BulkSubscribeForm
 from .models import MessageType, Subscription, Warehouse
 
 
-@admin.action(description="Activate selected")
+@admin.action(description="Activate selected", permissions=["change"])
 def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     modeladmin.message_user(request, f"Activated {queryset.update(is_active=True)}.")
 
 
-@admin.action(description="Deactivate selected")
+@admin.action(description="Deactivate selected", permissions=["change"])
 def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     modeladmin.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
 

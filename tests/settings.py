@@ -23,3 +23,7 @@ REDIS_CONNECT_TIMEOUT = 0.5
 CACHES["default"]["OPTIONS"]["SOCKET_CONNECT_TIMEOUT"] = 0.5  # noqa: F405
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min"}}  # noqa: F405
 CELERY_BEAT_SCHEDULE_FILENAME = os.path.join(REDIS_SERVER.data_dir, "celerybeat-schedule")
+# PostgreSQL: the role SQL rules connect as; the tests create it with the management command
+# (tests/rules_sql_role.py), which needs CREATEROLE (see .ci/run).
+RULES_SQL_ROLE = "wms_rules_ci"
+RULES_SQL_ROLE_PASSWORD = "wms_rules_ci"

@@ -1,34 +1,39 @@
-"""SQL rules: refusing all but one read-only SELECT, and running it read-only with a time limit."""
+"""SQL rules: one read-only SELECT, run in a sandbox the database enforces, with a time limit."""
 
 # Defence in depth, because the query is typed by people in the admin:
 # 1. `check_query` parses the text (sqlparse) and refuses anything but a single SELECT (or
 #    WITH ... SELECT): no INSERT/UPDATE/DELETE, DDL, PRAGMA, ATTACH, SELECT INTO, FOR UPDATE,
-#    several statements. It runs when the rule is saved and again before every run.
+#    several statements, nor calls of denied functions (sql_policy.DENIED_FUNCTIONS). It runs
+#    when the rule is saved and again before every run.
 # 2. The query runs wrapped as a sub-query (`SELECT * FROM (<query>) AS rule_rows`), which the
 #    database refuses to parse if it is not a query.
-# 3. It runs read-only: on SQLite with `PRAGMA query_only` set on the connection for the duration
-#    (Python's sqlite3 also runs one statement per call), on PostgreSQL inside a `READ ONLY`
-#    transaction (savepoint) that is always rolled back.
+# 3. The database itself confines it (the text checks are only the first line):
+#    SQLite: an authorizer on the connection (sql_sqlite) refuses reads of denied tables, every
+#    function not on an allow list, and every statement kind but SELECT; `PRAGMA query_only`
+#    makes the connection read-only meanwhile.
+#    PostgreSQL: a connection of its own as RULES_SQL_ROLE (sql_postgresql), a role that may
+#    only SELECT the allowed tables, in a READ ONLY transaction that is rolled back.
 # 4. It has a time limit: SQLite's progress handler aborts it after the deadline, PostgreSQL's
 #    `SET LOCAL statement_timeout` cancels it.
-# Sites should still point SQL rules at a database user that can only read (RULES_SQL_DATABASE).
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlparse
 from django.conf import settings
-from django.db import DatabaseError, connections, transaction
+from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from sqlparse import tokens as T
 
+from . import sql_postgresql, sql_sqlite
 from .base import ALERT_KEY_MAX_LENGTH, Alert
+from .sql_policy import TABLES_HELP, called_functions, function_denied
 
 REQUIRED_COLUMNS = ("warehouse_id", "title", "body")
 OPTIONAL_COLUMNS = ("key", "data")
@@ -58,8 +63,10 @@ FORBIDDEN_KEYWORDS = frozenset(
     }
 )
 ALLOWED_DML = frozenset({"SELECT"})
-# PostgreSQL's code for a statement cancelled by statement_timeout.
+# PostgreSQL's codes for a statement cancelled by statement_timeout, and for a permission
+# the rules role lacks.
 PG_QUERY_CANCELED = "57014"
+PG_INSUFFICIENT_PRIVILEGE = "42501"
 # The SQLite progress handler runs every this many virtual machine instructions: often enough to
 # stop within milliseconds of the deadline, rarely enough to cost nothing measurable.
 SQLITE_PROGRESS_STEPS = 1000
@@ -109,6 +116,16 @@ def check_query(query: str) -> str:
             )
     if statement.get_type() != "SELECT":
         raise SqlRuleError("The query must be a SELECT (or WITH ... SELECT).")
+    for name in called_functions(statement):
+        if name == "U&":
+            raise SqlRuleError(
+                'Unicode-escaped names (U&"...") are not allowed in a rule\'s query.'
+            )
+        if function_denied(name):
+            raise SqlRuleError(
+                f"The query may not call the function {name}(): it has effects outside the "
+                f"query or reads outside the database, and a rule's query may only read."
+            )
     # Without its trailing ';' and comments (sqlparse keeps a comment after the ';' in the
     # statement), which would break the sub-query the query is wrapped in.
     tokens = list(statement.flatten())
@@ -168,7 +185,7 @@ def run_query(
 def execute_read_only(
     sql: str, *, using: str | None = None, timeout: float | None = None, max_rows: int | None = None
 ) -> QueryResult:
-    """Run one statement on a read-only connection state with a time limit; no text checks.
+    """Run one statement in the rules' sandbox with a time limit; no text checks.
 
     Database errors come back as SqlRuleError with the database's own message.
     """
@@ -176,19 +193,76 @@ def execute_read_only(
     limit = float(settings.RULES_SQL_TIMEOUT_SECONDS if timeout is None else timeout)
     wanted = int(settings.RULES_SQL_MAX_ROWS if max_rows is None else max_rows)
     connection = connections[alias]
-    guard = _TimeLimit(limit)
-    try:
-        with _read_only(connection, guard), connection.cursor() as cursor:
-            cursor.execute(sql)
-            columns = tuple(col[0] for col in cursor.description or ())
-            rows = [tuple(row) for row in cursor.fetchmany(wanted + 1)] if wanted else []
-    except DatabaseError as exc:
-        if guard.expired or getattr(exc.__cause__, "sqlstate", None) == PG_QUERY_CANCELED:
-            raise SqlRuleTimeout(
-                f"The query ran longer than the limit of {limit:g} s and was stopped."
-            ) from exc
-        raise SqlRuleError(f"The database refused the query: {exc}") from exc
+    if connection.vendor == "sqlite":
+        return _run_on_sqlite(connection, sql, limit, wanted)
+    if connection.vendor == "postgresql":
+        return _run_on_postgresql(connection, sql, limit, wanted)
+    raise SqlRuleError(f"SQL rules run on SQLite and PostgreSQL, not on {connection.vendor}.")
+
+
+def _fetch(cursor: Any, wanted: int) -> QueryResult:
+    columns = tuple(col[0] for col in cursor.description or ())
+    rows = [tuple(row) for row in cursor.fetchmany(wanted + 1)] if wanted else []
     return QueryResult(columns=columns, rows=rows[:wanted], truncated=len(rows) > wanted)
+
+
+def _timed_out(limit: float) -> SqlRuleTimeout:
+    return SqlRuleTimeout(f"The query ran longer than the limit of {limit:g} s and was stopped.")
+
+
+def _run_on_sqlite(
+    connection: BaseDatabaseWrapper, sql: str, limit: float, wanted: int
+) -> QueryResult:
+    # Django's own connection (not a second one): it sees the same data, including an
+    # in-memory test database. query_only makes every write on it fail meanwhile, and the
+    # authorizer is removed afterwards, so Django's own statements are unaffected.
+    guard = _TimeLimit(limit)
+    connection.ensure_connection()
+    raw = connection.connection
+    raw.execute("PRAGMA query_only = ON")
+    guard.start()
+    raw.set_progress_handler(guard, SQLITE_PROGRESS_STEPS)
+    try:
+        with sql_sqlite.sandbox(raw) as authorizer:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(sql)
+                return _fetch(cursor, wanted)
+            finally:
+                cursor.close()
+    except sqlite3.DatabaseError as exc:
+        if guard.expired:
+            raise _timed_out(limit) from exc
+        if authorizer.refusal:
+            raise SqlRuleError(authorizer.refusal) from exc
+        raise SqlRuleError(f"The database refused the query: {exc}") from exc
+    finally:
+        raw.set_progress_handler(None, SQLITE_PROGRESS_STEPS)
+        raw.execute("PRAGMA query_only = OFF")
+
+
+def _run_on_postgresql(
+    connection: BaseDatabaseWrapper, sql: str, limit: float, wanted: int
+) -> QueryResult:
+    import psycopg
+
+    try:
+        with sql_postgresql.read_only_cursor(connection, max(1, int(limit * 1000))) as cursor:
+            cursor.execute(sql)
+            return _fetch(cursor, wanted)
+    except sql_postgresql.RulesRoleMissing as exc:
+        raise SqlRuleError(str(exc)) from exc
+    except psycopg.Error as exc:
+        message = str(exc).strip()
+        if exc.sqlstate == PG_QUERY_CANCELED:
+            raise _timed_out(limit) from exc
+        if exc.sqlstate == PG_INSUFFICIENT_PRIVILEGE:
+            raise SqlRuleError(f"The database refused the query: {message}. {TABLES_HELP}") from exc
+        if isinstance(exc, psycopg.OperationalError) and exc.sqlstate is None:
+            raise SqlRuleError(
+                f"Could not connect to the database as the SQL rules role: {message}"
+            ) from exc
+        raise SqlRuleError(f"The database refused the query: {message}") from exc
 
 
 class _TimeLimit:
@@ -207,49 +281,6 @@ class _TimeLimit:
             self.expired = True
             return 1  # non-zero: SQLite stops the statement with "interrupted"
         return 0
-
-
-@contextmanager
-def _read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
-    vendor = connection.vendor
-    if vendor == "sqlite":
-        with _sqlite_read_only(connection, guard):
-            yield
-    elif vendor == "postgresql":
-        with _postgresql_read_only(connection, guard):
-            yield
-    else:
-        raise SqlRuleError(f"SQL rules run on SQLite and PostgreSQL, not on {vendor}.")
-
-
-@contextmanager
-def _sqlite_read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
-    # Django's own connection (not a second one): it sees the same data, including an
-    # in-memory test database, and query_only makes every write on it fail meanwhile.
-    connection.ensure_connection()
-    raw = connection.connection
-    raw.execute("PRAGMA query_only = ON")
-    guard.start()
-    raw.set_progress_handler(guard, SQLITE_PROGRESS_STEPS)
-    try:
-        yield
-    finally:
-        raw.set_progress_handler(None, SQLITE_PROGRESS_STEPS)
-        raw.execute("PRAGMA query_only = OFF")
-
-
-@contextmanager
-def _postgresql_read_only(connection: BaseDatabaseWrapper, guard: _TimeLimit) -> Iterator[None]:
-    # A transaction (or a savepoint inside the caller's) that is always rolled back: a READ ONLY
-    # mode set inside a savepoint would otherwise outlive it into the caller's transaction.
-    timeout_ms = max(1, int(guard.seconds * 1000))
-    with transaction.atomic(using=connection.alias):
-        with connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION READ ONLY")
-            cursor.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
-        guard.start()
-        yield
-        transaction.set_rollback(True, using=connection.alias)
 
 
 def rows_to_alerts(result: QueryResult) -> list[Alert]:

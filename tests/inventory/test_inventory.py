@@ -22,6 +22,7 @@ from notifications.rules import Alert, registry, runner
 from notifications.rules.domain import AlertStatus
 from notifications.rules.models import SqlRule
 from subscriptions.models import Warehouse
+from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
 
 @pytest.fixture
@@ -89,6 +90,7 @@ def test_demo_data_ships_bins_a_negative_bin_and_the_sql_rule(db):
     rule.full_clean()
 
 
+@RULES_READ_COMMITTED_DATA
 def test_the_sql_twin_previews_exactly_what_the_python_rule_yields(db):
     load_demo_data()
     rule = SqlRule.objects.select_related("message_type").get(name=SQL_RULE_NAME)

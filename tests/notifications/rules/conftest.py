@@ -10,11 +10,18 @@ import pytest
 from notifications.rules import Alert, Rule, RuleRegistry, runner
 from notifications.rules.models import SqlRule
 from subscriptions.models import Subscription
+from tests.rules_sql_role import rules_sql_role  # noqa: F401  (a fixture)
 
 OK_QUERY = (
     "SELECT warehouse_id, 'Replenish ' || code AS title, 'Stock is ' || stock AS body, "
     "code AS key FROM inventory_bin WHERE stock < 0"
 )
+
+
+@pytest.fixture(autouse=True)
+def _rules_sql_role(request: pytest.FixtureRequest) -> None:
+    """PostgreSQL: SQL rules run as their own role, set up once per test process."""
+    request.getfixturevalue("rules_sql_role")
 
 
 @pytest.fixture

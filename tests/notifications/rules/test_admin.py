@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
+from django.db import connection
 from django.urls import reverse
 
 from inventory.models import Bin
 from notifications.rules.models import SqlRule
+from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
 from .conftest import OK_QUERY
+
+pytestmark = RULES_READ_COMMITTED_DATA
 
 CHANGELIST = "/admin/notifications/sqlrule/"
 
@@ -107,3 +112,58 @@ def test_run_now_sends_and_records(staff, sql_rule, negative_bins, rita, warehou
     assert len(inbox(rita, warehouse)) == 2
     rule.refresh_from_db()
     assert rule.last_result_count == 2 and rule.last_error == ""
+
+
+AGGREGATE = {"sqlite": "group_concat", "postgresql": "string_agg"}[connection.vendor]
+LEAK = (
+    f"SELECT 1 AS warehouse_id, t.key AS title, (SELECT {AGGREGATE}(username || '=' || "
+    f"password, ' ') FROM auth_user) AS body FROM authtoken_token t"
+)
+
+
+def test_a_rule_reading_tokens_and_password_hashes_cannot_be_saved(staff, rep_notice):
+    response = staff.post(f"{CHANGELIST}add/", form(rep_notice, LEAK))
+
+    assert response.status_code == 200
+    assert "SQL rules may read business tables only" in response.content.decode()
+    assert not SqlRule.objects.exists()
+
+
+def test_the_dry_run_of_a_rule_reading_secrets_shows_none(staff, sql_rule, admin_user):
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=admin_user)
+    rule = sql_rule(LEAK, clean=False)  # e.g. saved before the sandbox existed
+
+    page = staff.get(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk]))
+
+    text = page.content.decode()
+    assert page.status_code == 200 and "The rule failed:" in text
+    assert token.key not in text and admin_user.password not in text
+
+
+@pytest.fixture
+def viewer(client, make_user):
+    """Staff who may look at SQL rules but not change them."""
+    user = make_user("viewer", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_sqlrule"))
+    client.force_login(user)
+    return client
+
+
+def test_viewers_may_not_dry_run_or_run_now(viewer, sql_rule, negative_bins):
+    rule = sql_rule()
+    dry_run_url = reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])
+
+    assert viewer.get(f"{CHANGELIST}{rule.pk}/change/").status_code == 200
+    assert dry_run_url not in viewer.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
+    assert viewer.get(dry_run_url).status_code == 403
+    for action in ("dry_run", "run_now", "deactivate"):
+        response = viewer.post(
+            CHANGELIST, {"action": action, "_selected_action": [rule.pk]}, follow=True
+        )
+        page = response.content.decode()
+        assert response.status_code == 200 and "Select SQL rule to view" in page, action
+        assert "would be sent" not in page and "Replenish" not in page, action
+    rule.refresh_from_db()
+    assert rule.last_run_at is None and rule.is_active

@@ -1,0 +1,116 @@
+"""What an SQL rule may read and call: table patterns from settings, function lists, a parser.
+
+The database enforces these (SQLite: an authorizer, see sql_sqlite; PostgreSQL: a role that can
+only SELECT the allowed tables, see sql_postgresql); this module only says what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from fnmatch import fnmatchcase
+
+from django.conf import settings
+from sqlparse import tokens as T
+from sqlparse.sql import Statement
+
+# Tables a rule never reads, whatever the settings say: the database's own catalogue (it names
+# every table) and SQLite's table-valued PRAGMA functions (they describe the schema).
+ALWAYS_DENIED_TABLES = ("sqlite_*", "pragma_*")
+
+# SQLite functions a rule may call: pure functions of their arguments. Everything else is
+# refused by the authorizer, notably load_extension, fts3_tokenizer, randomblob and zeroblob
+# (memory), sqlite_* (build details) and functions an application registered on the connection.
+SQLITE_ALLOWED_FUNCTIONS = frozenset(
+    {
+        # aggregates and window functions
+        *("count", "sum", "total", "min", "max", "avg", "group_concat", "string_agg"),
+        *("json_group_array", "json_group_object"),
+        *("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile"),
+        *("lag", "lead", "first_value", "last_value", "nth_value"),
+        # text, numbers, NULL handling
+        *("abs", "char", "coalesce", "concat", "concat_ws", "format", "printf", "glob", "like"),
+        *("hex", "unhex", "ifnull", "iif", "instr", "length", "octet_length", "lower", "upper"),
+        *("ltrim", "rtrim", "trim", "nullif", "quote", "replace", "round", "sign", "substr"),
+        *("substring", "typeof", "unicode", "random", "regexp"),
+        *("ceil", "ceiling", "floor", "exp", "ln", "log", "log10", "log2", "mod", "pi", "pow"),
+        *("power", "sqrt", "trunc"),
+        # dates and times
+        *("date", "time", "datetime", "julianday", "strftime", "unixepoch", "timediff"),
+        # JSON (json_each / json_tree are table-valued: refused, they touch the schema)
+        *("json", "json_array", "json_array_length", "json_extract", "json_insert"),
+        *("json_object", "json_patch", "json_remove", "json_replace", "json_set", "json_type"),
+        *("json_valid", "json_quote", "json_error_position", "json_pretty", "->", "->>"),
+    }
+)
+
+# Functions refused on any database, checked in the query's text at save and at run time: on
+# PostgreSQL a second line behind the role, which cannot stop e.g. pg_advisory_lock or
+# pg_cancel_backend of its own sessions; on SQLite a clearer message before the authorizer's.
+DENIED_FUNCTIONS = (
+    # other sessions, locks that outlive the query, settings and the server's process
+    *("pg_terminate_backend", "pg_cancel_backend", "pg_advisory*", "pg_try_advisory*"),
+    *("set_config", "pg_reload_conf", "pg_rotate_logfile", "pg_logfile_rotate", "pg_promote"),
+    *("pg_sleep*", "pg_notify", "pg_switch_wal", "pg_create_restore_point", "pg_backup_*"),
+    *("pg_start_backup", "pg_stop_backup", "pg_wal_replay_*", "pg_stat_reset*"),
+    *("pg_log_backend_memory_contexts", "pg_export_snapshot", "pg_import_system_collations"),
+    *("pg_create_*replication_slot", "pg_drop_replication_slot", "pg_copy_*_replication_slot"),
+    *("pg_replication_*", "pg_logical_*"),
+    # files, large objects and other databases
+    *("pg_read_file", "pg_read_binary_file", "pg_ls_*", "pg_stat_file", "pg_file_*", "lo_*"),
+    *("dblink*",),
+    # functions that run SQL given as text, which no check of this text could see
+    *("query_to_xml*", "cursor_to_xml*", "table_to_xml*", "schema_to_xml*", "database_to_xml*"),
+    # writes (a read-only transaction refuses them too)
+    *("nextval", "setval", "txid_current", "pg_current_xact_id"),
+    # SQLite: extensions and files
+    *("load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"),
+)
+
+TABLES_HELP = (
+    "SQL rules may read business tables only, not users, tokens, sessions, the admin log or "
+    "this product's own tables (settings RULES_SQL_DENIED_TABLES and RULES_SQL_ALLOWED_TABLES)."
+)
+
+
+def table_allowed(name: str) -> bool:
+    """Whether a rule may read the table (or view) of this name, schema left out."""
+    table = name.lower().rsplit(".", 1)[-1].strip('"')
+    if _matches(table, (*ALWAYS_DENIED_TABLES, *settings.RULES_SQL_DENIED_TABLES)):
+        return False
+    allowed = settings.RULES_SQL_ALLOWED_TABLES
+    return not allowed or _matches(table, allowed)
+
+
+def allowed_tables(names: Iterable[str]) -> list[str]:
+    return [name for name in names if table_allowed(name)]
+
+
+def function_denied(name: str) -> bool:
+    return _matches(name.lower(), DENIED_FUNCTIONS)
+
+
+def called_functions(statement: Statement) -> Iterator[str]:
+    """The names of the functions the statement calls: every name followed by "(".
+
+    Comments and white space between a name and its "(" are skipped, schema prefixes dropped
+    and quoted names unquoted, so pg_catalog."pg_sleep" /* */ (1) is pg_sleep. Keywords such
+    as IN or VALUES come out too; that is harmless for a deny list. Unicode-escaped names
+    (U&"...") come out as "U&" so that they can be refused: their spelling is not their name.
+    """
+    words = [t for t in statement.flatten() if not (t.is_whitespace or t.ttype in T.Comment)]
+    for index, token in enumerate(words):
+        if not token.match(T.Punctuation, "(") or index == 0:
+            continue
+        before = words[index - 1]
+        if before.ttype in T.Name or before.ttype in T.Keyword:
+            yield before.value.lower()
+        elif before.ttype in T.String.Symbol:
+            ampersand = words[index - 2] if index >= 2 else None
+            if ampersand is not None and ampersand.match(T.Operator, "&"):
+                yield "U&"
+            else:
+                yield before.value.strip('"`[]').lower()
+
+
+def _matches(name: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatchcase(name, pattern.lower()) for pattern in patterns)

@@ -1,0 +1,57 @@
+"""The text checks behind the database's sandbox: denied function calls are found however
+they are spelt (the same on SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+
+from notifications.rules import sql
+
+COLUMNS = "1 AS warehouse_id, 'x' AS title, '' AS body"
+
+
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        (f"SELECT {COLUMNS}, pg_terminate_backend(12345) AS key", "pg_terminate_backend"),
+        (f"SELECT {COLUMNS} WHERE pg_advisory_lock(42) IS NOT NULL", "pg_advisory_lock"),
+        (f"SELECT {COLUMNS} FROM pg_try_advisory_xact_lock(1) AS l", "pg_try_advisory_xact_lock"),
+        (f"SELECT {COLUMNS}, pg_catalog.pg_cancel_backend(1) AS key", "pg_cancel_backend"),
+        (f'SELECT {COLUMNS}, pg_catalog."pg_sleep" /* nap */ (10) AS key', "pg_sleep"),
+        (f"SELECT {COLUMNS}, SET_CONFIG('role', 'postgres', true) AS key", "set_config"),
+        (f"SELECT {COLUMNS}, pg_read_file('/etc/passwd') AS key", "pg_read_file"),
+        (f"SELECT {COLUMNS} FROM pg_ls_dir('.') AS d", "pg_ls_dir"),
+        (f"SELECT {COLUMNS}, lo_import('/etc/passwd') AS key", "lo_import"),
+        (f"SELECT {COLUMNS} FROM dblink('dbname=x', 'select 1') AS t(x int)", "dblink"),
+        (
+            f"SELECT {COLUMNS}, query_to_xml('select * from auth_user', true, true, '') AS key",
+            "query_to_xml",
+        ),
+        (f"SELECT {COLUMNS}, pg_reload_conf() AS key", "pg_reload_conf"),
+        (f"SELECT {COLUMNS}, load_extension('x.so') AS key", "load_extension"),
+        (
+            f"WITH x AS (SELECT pg_advisory_lock(42)) SELECT {COLUMNS} FROM x",
+            "pg_advisory_lock",
+        ),
+    ],
+)
+def test_denied_functions_are_refused_in_the_text(query, name):
+    with pytest.raises(sql.SqlRuleError, match=rf"may not call the function {name}\(\)"):
+        sql.check_query(query)
+
+
+def test_unicode_escaped_names_are_refused():
+    with pytest.raises(sql.SqlRuleError, match="Unicode-escaped names"):
+        sql.check_query(f'SELECT {COLUMNS}, U&"pg\\005fsleep"(1) AS key')
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        f"SELECT {COLUMNS}, current_setting('TimeZone') AS key",
+        f"SELECT {COLUMNS}, lower(replace('a', 'b', 'c')) AS key WHERE 1 IN (1, 2)",
+        f"SELECT {COLUMNS}, 'pg_sleep(1)' AS key",  # a string, not a call
+    ],
+)
+def test_harmless_functions_and_strings_pass(query):
+    assert sql.check_query(query) == query

@@ -1,0 +1,195 @@
+"""SQL rules cannot read secrets or reach outside the query: the database refuses (SQLite here;
+PostgreSQL in test_sql_sandbox_postgresql.py), at save time and at run time."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from inventory.models import Bin
+from notifications.rules import runner, sql
+from notifications.rules.models import SqlRule
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="the SQLite sandbox (an authorizer)"
+)
+
+# The query of the issue: every API token, and every user name with its password hash.
+LEAK = (
+    "SELECT 1 AS warehouse_id, t.key AS title, (SELECT group_concat(username || '=' || "
+    "password, ' ') FROM auth_user) AS body FROM authtoken_token t"
+)
+DENIED_TABLES = [
+    "auth_user",
+    "auth_group",
+    "authtoken_token",
+    "django_session",
+    "django_admin_log",
+    "django_content_type",
+    "django_migrations",
+    "subscriptions_warehouse",
+    "subscriptions_subscription",
+    "notifications_sqlrule",
+    "axes_accessattempt",
+    "sqlite_master",
+]
+
+
+def reading(table: str) -> str:
+    return f"SELECT 1 AS warehouse_id, 'x' AS title, '' AS body FROM {table}"
+
+
+def save_error(query: str) -> str:
+    with pytest.raises(ValidationError) as caught:
+        SqlRule(name="x", message_type_id=1, query=query).clean()
+    return " ".join(caught.value.message_dict["query"])
+
+
+def run(rule: SqlRule, *, dry_run: bool = False):
+    rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
+    return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
+
+
+@pytest.fixture
+def secrets(admin_user) -> Token:
+    return Token.objects.create(user=admin_user)
+
+
+@pytest.mark.django_db
+def test_the_leak_of_the_issue_is_refused_at_save_time(secrets):
+    message = save_error(LEAK)
+
+    assert "may not read the table" in message
+    assert "RULES_SQL_DENIED_TABLES" in message
+
+
+def test_the_leak_of_the_issue_is_refused_at_run_time_and_shows_no_secret(
+    sql_rule, secrets, admin_user
+):
+    rule = sql_rule(LEAK, clean=False)  # e.g. saved before the sandbox existed
+
+    result = run(rule, dry_run=True)
+
+    assert result.error.startswith("The query may not read the table")
+    assert secrets.key not in result.error and admin_user.password not in result.error
+    assert result.outcomes == ()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("table", DENIED_TABLES)
+def test_reading_a_denied_table_is_refused(table):
+    expected = f"The query may not read the table {table}"
+
+    assert expected in save_error(reading(table))
+    with pytest.raises(sql.SqlRuleError, match=expected):
+        sql.execute_read_only(reading(table))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT count(*) AS warehouse_id, 'x' AS title, '' AS body FROM auth_user",
+        "SELECT b.warehouse_id, b.code AS title, '' AS body FROM inventory_bin b "
+        "WHERE EXISTS (SELECT 1 FROM auth_user WHERE is_superuser)",
+        "WITH u AS (SELECT password FROM auth_user) "
+        "SELECT 1 AS warehouse_id, password AS title, '' AS body FROM u",
+        "SELECT 1 AS warehouse_id, name AS title, '' AS body FROM pragma_table_info('auth_user')",
+    ],
+)
+def test_denied_tables_are_refused_however_they_are_reached(query):
+    assert "may not" in save_error(query)
+
+
+@pytest.mark.django_db
+def test_a_view_over_a_denied_table_is_refused():
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE VIEW harmless AS SELECT username, password FROM auth_user")
+
+    assert "may not read the table auth_user" in save_error(reading("harmless"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "function", ["load_extension('/tmp/x.so')", "randomblob(1000000000)", "sqlite_version()"]
+)
+def test_functions_off_the_allow_list_are_refused_at_save_and_run_time(function, sql_rule):
+    query = f"SELECT 1 AS warehouse_id, {function} AS title, '' AS body"
+    name = function.split("(")[0]
+
+    assert f"may not call the function {name}()" in save_error(query)
+    with pytest.raises(sql.SqlRuleError, match=f"may not call the function {name}"):
+        sql.execute_read_only(query)  # below the text checks: the authorizer refuses
+    rule = sql_rule(query, clean=False)
+    assert "may not call the function" in run(rule).error
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "statement, word",
+    [
+        ("ATTACH DATABASE ':memory:' AS other", "ATTACH"),
+        ("DETACH DATABASE main", "DETACH"),
+        ("PRAGMA query_only = OFF", "PRAGMA"),
+        ("INSERT INTO inventory_bin (warehouse_id, code, stock) VALUES (1, 'X', 1)", "INSERT"),
+        ("CREATE TABLE t (x int)", "(INSERT|CREATE TABLE)"),  # into sqlite_master first
+        ("BEGIN", "TRANSACTION"),
+    ],
+)
+def test_statements_other_than_select_are_refused_by_the_database(statement, word):
+    # execute_read_only has no text checks: this is the authorizer alone.
+    with pytest.raises(sql.SqlRuleError, match=f"^{word} is not allowed in a rule's query"):
+        sql.execute_read_only(statement)
+
+
+@pytest.mark.django_db
+def test_attach_is_refused_at_save_time(sql_rule):
+    query = "ATTACH DATABASE '/tmp/x.db' AS x"
+
+    assert "ATTACH is not allowed" in save_error(query)
+    assert "ATTACH is not allowed" in run(sql_rule(query, clean=False)).error
+
+
+def test_business_tables_and_ordinary_functions_still_work(sql_rule, warehouse):
+    Bin.objects.create(warehouse=warehouse, code="A-01-03", stock=-12, last_wave=8812)
+    rule = sql_rule(
+        "WITH low AS (SELECT * FROM inventory_bin WHERE stock < 0) "
+        "SELECT warehouse_id, upper(substr(code, 1, 1)) || lower('-X') AS title, "
+        "printf('%d after %s', stock, coalesce(last_wave, 'none')) AS body, "
+        "json_object('n', count(*) OVER (), 'at', strftime('%Y', 'now')) AS data, "
+        "iif(stock < -10, 'big', 'small') || typeof(abs(round(stock))) AS key FROM low"
+    )
+
+    (outcome,) = run(rule, dry_run=True).outcomes
+
+    assert (outcome.alert.title, outcome.alert.body) == ("A-x", "-12 after 8812")
+    assert outcome.alert.key == "bigreal" and outcome.alert.data["n"] == 1
+
+
+def test_the_connection_is_unrestricted_again_after_a_refusal(sql_rule, admin_user, warehouse):
+    with pytest.raises(sql.SqlRuleError):
+        sql.execute_read_only(reading("auth_user"))
+
+    assert User.objects.filter(password=admin_user.password).count() == 1
+    Bin.objects.create(warehouse=warehouse, code="B", stock=1)  # writable again
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA query_only")
+        assert cursor.fetchone() == (0,)
+        cursor.execute("SELECT sqlite_version()")  # functions too
+
+
+@pytest.mark.django_db
+def test_the_allowed_list_restricts_further(settings):
+    settings.RULES_SQL_ALLOWED_TABLES = ["wms_*"]
+
+    assert "may not read the table inventory_bin" in save_error(reading("inventory_bin"))
+
+
+@pytest.mark.django_db
+def test_sites_can_deny_more_tables(settings):
+    settings.RULES_SQL_DENIED_TABLES = [*settings.RULES_SQL_DENIED_TABLES, "inventory_*"]
+
+    assert "may not read the table inventory_bin" in save_error(reading("inventory_bin"))

@@ -1,0 +1,123 @@
+"""SQL rules on PostgreSQL run as a role that can only SELECT the allowed tables, on a
+connection of their own, and cannot call functions that act outside the query."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from notifications.rules import runner, sql
+from notifications.rules.models import SqlRule
+from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
+
+pytestmark = [
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL rules role"),
+    RULES_READ_COMMITTED_DATA,
+]
+
+LEAK = (
+    "SELECT 1 AS warehouse_id, t.key AS title, (SELECT string_agg(username || '=' || "
+    "password, ' ') FROM auth_user) AS body FROM authtoken_token t"
+)
+COLUMNS = "1 AS warehouse_id, 'x' AS title, '' AS body"
+
+
+def save_error(query: str) -> str:
+    with pytest.raises(ValidationError) as caught:
+        SqlRule(name="x", message_type_id=1, query=query).clean()
+    return " ".join(caught.value.message_dict["query"])
+
+
+def reading(table: str) -> str:
+    return f"SELECT {COLUMNS} FROM {table}"
+
+
+def test_the_command_grants_business_tables_only(settings, rules_sql_role):
+    out = io.StringIO()
+
+    call_command("create_rules_sql_role", stdout=out)
+
+    text = out.getvalue()
+    assert f"Updated the role {settings.RULES_SQL_ROLE} (LOGIN)." in text
+    granted = next(line for line in text.splitlines() if line.startswith("Granted SELECT"))
+    assert "inventory_bin" in granted
+    assert "auth_user" not in granted and "subscriptions_warehouse" not in granted
+    assert "WARNING" not in text
+
+
+def test_rules_connect_as_the_rules_role(settings):
+    result = sql.execute_read_only("SELECT current_user AS who, session_user AS session")
+
+    assert result.rows == [(settings.RULES_SQL_ROLE, settings.RULES_SQL_ROLE)]
+
+
+def test_the_leak_of_the_issue_is_refused_at_save_and_at_run_time(sql_rule, admin_user):
+    token = Token.objects.create(user=admin_user)
+    assert "permission denied for table" in save_error(LEAK)
+    rule = sql_rule(LEAK, clean=False)
+
+    result = runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=True)
+
+    assert "permission denied for table" in result.error
+    assert "SQL rules may read business tables only" in result.error
+    assert token.key not in result.error and result.outcomes == ()
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "auth_user",
+        "authtoken_token",
+        "django_session",
+        "django_admin_log",
+        "django_content_type",
+        "django_migrations",
+        "subscriptions_subscription",
+        "notifications_sqlrule",
+        "axes_accessattempt",
+    ],
+)
+def test_reading_a_denied_table_is_refused(table):
+    assert f"permission denied for table {table}" in save_error(reading(table))
+    with pytest.raises(sql.SqlRuleError, match=f"permission denied for table {table}"):
+        sql.execute_read_only(reading(table))
+
+
+def test_pg_terminate_backend_is_refused_and_cannot_kill_the_application(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    query = f"SELECT {COLUMNS}, pg_terminate_backend({pid})::text AS key"
+
+    assert "may not call the function pg_terminate_backend()" in save_error(query)
+    # Below the text check, the role itself may not signal the application's sessions.
+    with pytest.raises(sql.SqlRuleError, match=r"permission denied|must be a member"):
+        sql.execute_read_only(f"SELECT pg_terminate_backend({pid})")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        assert cursor.fetchone() == (pid,)  # the application's session is alive
+
+
+def test_pg_advisory_lock_is_refused_and_never_outlives_the_run(db):
+    query = f"SELECT {COLUMNS}, pg_advisory_lock(42)::text AS key"
+
+    assert "may not call the function pg_advisory_lock()" in save_error(query)
+    sql.execute_read_only("SELECT pg_advisory_lock(42)")  # below the text check
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 42 "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        )
+        assert cursor.fetchone() == (0,)  # its connection closed, and the lock with it
+
+
+def test_without_the_role_password_rules_refuse_to_run(settings, db):
+    settings.RULES_SQL_ROLE_PASSWORD = ""
+
+    with pytest.raises(sql.SqlRuleError, match="RULES_SQL_ROLE_PASSWORD is not set"):
+        sql.execute_read_only(f"SELECT {COLUMNS}")

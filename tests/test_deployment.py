@@ -1,0 +1,99 @@
+"""Production defaults: no start without a SECRET_KEY (DEBUG off), HTTPS settings from the
+environment pass Django's deployment checks, and the demo still starts from a fresh clone."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from demo.secret_key import ensure_demo_secret_key
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+HTTPS = {
+    "SECURE_SSL_REDIRECT": "1",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1",
+    "SECURE_HSTS_PRELOAD": "1",
+    "SESSION_COOKIE_SECURE": "1",
+    "CSRF_COOKIE_SECURE": "1",
+}
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """manage.py with the project's own settings and only the given variables set."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        # DJANGO_ALLOW_ASYNC_UNSAFE: set by the browser tests' live server in this process.
+        if k not in {"SECRET_KEY", "DEBUG", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+        and k not in HTTPS
+    }
+    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_without_a_secret_key_the_project_refuses_to_start():
+    result = manage("check")
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: SECRET_KEY is not set." in result.stderr
+
+
+def test_debug_may_run_without_a_secret_key():
+    assert manage("check", DEBUG="1").returncode == 0
+
+
+def test_check_deploy_passes_with_the_https_settings_from_the_environment():
+    key = secrets.token_urlsafe(50)
+
+    plain = manage("check", "--deploy", "--fail-level", "WARNING", SECRET_KEY=key)
+    https = manage("check", "--deploy", "--fail-level", "WARNING", SECRET_KEY=key, **HTTPS)
+
+    assert plain.returncode != 0 and "security.W004" in plain.stderr  # plain HTTP by default
+    assert https.returncode == 0, https.stderr
+    assert "no issues" in https.stdout
+
+
+def test_the_demo_command_starts_without_a_secret_key_in_the_environment():
+    result = manage("demo", "--help")
+
+    assert result.returncode == 0, result.stderr
+    assert "--setup-only" in result.stdout
+
+
+def test_the_demo_key_is_made_once_and_kept_private(tmp_path, monkeypatch):
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    path = tmp_path / "var" / "demo-secret-key"
+
+    first = ensure_demo_secret_key(path)
+    monkeypatch.delenv("SECRET_KEY")
+    second = ensure_demo_secret_key(path)
+
+    assert first == second and len(first) >= 50
+    assert os.environ["SECRET_KEY"] == first
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_secret_key_from_the_environment_wins_over_the_demo_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("SECRET_KEY", "from-the-environment")
+
+    assert ensure_demo_secret_key(tmp_path / "key") == "from-the-environment"
+    assert not (tmp_path / "key").exists()
+
+
+@pytest.mark.parametrize("name", sorted(HTTPS))
+def test_https_settings_default_to_plain_http(name, settings):
+    assert not getattr(settings, name)
