@@ -50,6 +50,7 @@ class EmbeddedRedis:
     port: int
     data_dir: Path
     process: subprocess.Popen[bytes] = field(repr=False)
+    persist: bool = False
 
     @property
     def url(self) -> str:
@@ -68,27 +69,36 @@ class EmbeddedRedis:
                 self.process.wait()
 
     def restart(self) -> None:
-        """Start the server again on the same port (after `stop`), for outage tests."""
-        self.process = _spawn(self.port, self.data_dir, persist=False)
+        """Start the server again on the same port (after `stop`), for outage tests.
+
+        A persisting server comes back with its data; one that does not comes back empty.
+        """
+        self.process = _spawn(self.port, self.data_dir, persist=self.persist)
         _wait_until_ready(self, timeout=15)
 
 
-def _spawn(port: int, data_dir: Path, *, persist: bool) -> subprocess.Popen[bytes]:
-    args = [
+def server_args(port: int, data_dir: Path, *, persist: bool) -> list[str]:
+    """redis-server's command line. Persisting means the append-only file, fsynced every
+    second (a crash loses at most the last second), plus a snapshot a minute after a change.
+
+    Each value is its own argument: redis-server quotes every argument it joins into its
+    configuration, so "60 1" as one argument would be read as one (invalid) save point.
+    """
+    persistence = (
+        ["--appendonly", "yes", "--appendfsync", "everysec", "--save", "60", "1"]
+        if persist
+        else ["--appendonly", "no", "--save", ""]
+    )
+    return [
         redis_server_binary(),
-        "--port",
-        str(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        str(data_dir),
-        "--appendonly",
-        "no",
-        "--save",
-        "60 1" if persist else "",
-        "--loglevel",
-        "warning",
+        *("--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir)),
+        *persistence,
+        *("--loglevel", "warning"),
     ]
+
+
+def _spawn(port: int, data_dir: Path, *, persist: bool) -> subprocess.Popen[bytes]:
+    args = server_args(port, data_dir, persist=persist)
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -121,7 +131,10 @@ def start(
         data_dir = Path(tempfile.mkdtemp(prefix="wms-redis-"))
     data_dir.mkdir(parents=True, exist_ok=True)
     server = EmbeddedRedis(
-        port=port, data_dir=data_dir, process=_spawn(port, data_dir, persist=persist)
+        port=port,
+        data_dir=data_dir,
+        process=_spawn(port, data_dir, persist=persist),
+        persist=persist,
     )
     _wait_until_ready(server, timeout=timeout)
     return server

@@ -178,8 +178,21 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+# Worker and beat outlive a Redis restart or failover: they reconnect, for as long as it takes.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": REDIS_CONNECT_TIMEOUT}
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A role change (REPLICAOF) answers the worker's BRPOP with "UNBLOCKED force unblock", which
+# kombu counts as a channel error, not a connection error: without this the worker exits.
+CELERY_BROKER_CHANNEL_ERROR_RETRY = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "socket_keepalive": True,
+    "retry_on_timeout": True,
+    # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
+    "health_check_interval": 10,
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {

@@ -65,6 +65,8 @@ class PublishResult:
     recipients: int
     cursor: int
     created_at_ms: int
+    # The inboxes it reached ("u:<id>", "r:<id>"): rules check them against the database.
+    subscribers: tuple[str, ...] = ()
 
     @property
     def created_at(self) -> datetime:

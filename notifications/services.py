@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
 from config import timestamps
+from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
 from . import store
@@ -109,7 +110,10 @@ def publish(
     """Deliver a notification to every subscriber of (message type, warehouse), atomically.
 
     Raises PublishError for an unknown or inactive type or warehouse, or invalid content.
-    Zero subscribers is not an error: the result then has `recipients == 0`.
+    Zero subscribers is not an error: the result then has `recipients == 0`. When Redis has
+    lost the subscription mirror (emptied, restarted empty, keys evicted) the warehouse's sets
+    are rebuilt from the database first; if that cannot be done, SubscribersUnavailable (a
+    Redis ConnectionError: the API answers 503) is raised and nothing is delivered.
     """
     message_type = resolve_message_type(message_type)
     warehouse = resolve_warehouse(warehouse)
@@ -127,10 +131,28 @@ def publish(
         created_at_ms=created,
         expires_at_ms=created + ttl * 1000,
     )
-    cursor, recipients = store.deliver(notification, message_type_id=message_type.pk)
+    cursor, subscribers = _deliver(notification, message_type_id=message_type.pk)
     return PublishResult(
-        id=notification.id, recipients=recipients, cursor=cursor, created_at_ms=created
+        id=notification.id,
+        recipients=len(subscribers),
+        cursor=cursor,
+        created_at_ms=created,
+        subscribers=subscribers,
     )
+
+
+def _deliver(notification: Notification, *, message_type_id: int) -> tuple[int, tuple[str, ...]]:
+    """store.deliver, rebuilding the warehouse's subscriber sets once if Redis lost them."""
+    try:
+        return store.deliver(notification, message_type_id=message_type_id)
+    except store.NotMirrored:
+        subscription_services.rebuild_warehouse(notification.warehouse)
+    try:
+        return store.deliver(notification, message_type_id=message_type_id)
+    except store.NotMirrored as exc:
+        raise store.SubscribersUnavailable(
+            "The subscriptions of this warehouse are being restored in Redis; retry shortly."
+        ) from exc
 
 
 def mark_read(

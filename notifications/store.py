@@ -6,8 +6,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 from config.redis import LuaScript, get_redis
 from subscriptions import keys as subscription_keys
+from subscriptions.store import token_count
 
 from . import keys
 from .domain import InboxItem, InboxPage, MarkReadResult, Notification, UnreadSummary
@@ -28,6 +31,20 @@ def cursor_at(ms: int) -> int:
 
 class StaleSubscribers(RuntimeError):
     """The subscriber set kept changing while publishing (retries exhausted)."""
+
+
+class NotMirrored(Exception):
+    """Redis does not hold the pair's subscribers (no token, or a set that lost members):
+    publishing must rebuild the pair from the database first, never deliver to nobody."""
+
+
+class SubscribersUnavailable(RedisConnectionError):
+    """The subscription mirror is missing and could not be rebuilt right now.
+
+    A Redis ConnectionError on purpose: every caller already treats "Redis unavailable" as
+    "retry later" (the API answers 503 with Retry-After; a rule run stops and retries its
+    alerts on the next run), which is exactly what publishing to a lost mirror needs.
+    """
 
 
 class _SubscriberCache:
@@ -55,8 +72,11 @@ subscriber_cache = _SubscriberCache()
 
 def deliver(
     notification: Notification, *, message_type_id: int, attempts: int = 3
-) -> tuple[int, int]:
-    """Fan out into every subscriber inbox; returns (cursor, recipients). Cursor 0: nobody."""
+) -> tuple[int, tuple[str, ...]]:
+    """Fan out into every subscriber inbox; returns (cursor, subscribers). Cursor 0: nobody.
+
+    Raises NotMirrored when Redis has lost the pair's subscribers.
+    """
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
     fixed_keys = [
@@ -81,9 +101,16 @@ def deliver(
                 *subscribers,
             ],
         )
-        if int(reply[0]) == 1:
-            return int(reply[1]), len(subscribers)
-        subscriber_cache.put(pair, _text(reply[1]), [_text(m) for m in reply[2:]])
+        status = int(reply[0])
+        if status == 1:
+            return int(reply[1]), subscribers
+        if status == -1:
+            raise NotMirrored(f"Redis holds no subscribers of {pair}")
+        token, members = _text(reply[1]), [_text(m) for m in reply[2:]]
+        count = token_count(token)
+        if count is not None and count != len(members):
+            raise NotMirrored(f"The subscriber set of {pair} lost members")
+        subscriber_cache.put(pair, token, members)
     raise StaleSubscribers(f"Subscribers of {pair} changed {attempts} times while publishing")
 
 

@@ -19,9 +19,17 @@ def subscribers(warehouse_id: int, message_type_id: int) -> str:
 
 
 def subscribers_token(warehouse_id: int, message_type_id: int) -> str:
-    """A random token rewritten with every change of the set above.
+    """`<member count>:<random hex>`, rewritten with every write of the set above.
 
-    Publishers cache a set's members with its token and check the token atomically in their
-    fan-out script, so a publish is one round trip with every key declared.
+    It is also the pair's mark of being mirrored: every write sets it, an empty set included,
+    so a missing token means Redis lost the pair (emptied, restarted empty, key evicted) and
+    the count tells a set that lost members. Publishers cache a set's members with its token
+    and check the token atomically in their fan-out script, so a publish is one round trip.
     """
     return f"{subscribers(warehouse_id, message_type_id)}:token"
+
+
+def subscribers_version(warehouse_id: int, message_type_id: int) -> str:
+    """Counter a writer increments before reading the database; a write lands only while the
+    counter still holds its number, so an older read never overwrites a newer one."""
+    return f"{subscribers(warehouse_id, message_type_id)}:ver"

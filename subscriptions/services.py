@@ -16,7 +16,7 @@ from config.redis import REDIS_UNAVAILABLE
 
 from . import store
 from .models import MessageType, Subscription, Warehouse, subscriber_id
-from .store import Pair
+from .store import Outcome, Pair
 
 logger = logging.getLogger(__name__)
 
@@ -61,29 +61,98 @@ def subscribers_from_database(pairs: Iterable[Pair] | None = None) -> dict[Pair,
     return desired
 
 
-def resync_pairs(pairs: Iterable[Pair]) -> None:
-    """Rewrite the given pairs' sets from the database."""
-    store.replace_subscribers(subscribers_from_database(pairs))
+def resync_pairs(pairs: Iterable[Pair]) -> int:
+    """Copy the given pairs from the database into Redis, in order; returns the sets written."""
+    return _mirror(pairs)[1]
+
+
+def _mirror(pairs: Iterable[Pair], *, attempts: int = 3) -> tuple[dict[Pair, set[str]], int]:
+    """Copy pairs from the database into Redis; returns what was read and how many were written.
+
+    Each pair's version is taken before the database is read and the write lands only while
+    it is the newest, so of two writers racing (two admins saving, a save and the reconcile)
+    the state read last is the one that stays. A pair whose counter vanished meanwhile (Redis
+    emptied) is read and written again, at most `attempts` times in all.
+    """
+    pending = set(pairs)
+    read: dict[Pair, set[str]] = {}
+    written = 0
+    for _ in range(attempts):
+        if not pending:
+            break
+        versions = store.take_versions(pending)
+        desired = subscribers_from_database(pending)
+        read.update(desired)
+        outcomes = store.replace_subscribers(desired, versions)
+        written += sum(1 for outcome in outcomes.values() if outcome is Outcome.WRITTEN)
+        pending = {pair for pair, outcome in outcomes.items() if outcome is Outcome.LOST}
+    if pending:
+        logger.warning(
+            "%d subscriber sets lost their version again; reconcile repairs them", len(pending)
+        )
+    return read, written
+
+
+def all_pairs(warehouse_ids: Iterable[int] | None = None) -> set[Pair]:
+    """Every (warehouse, message type) pair, of the given warehouses or of all."""
+    warehouses = Warehouse.objects.all()
+    if warehouse_ids is not None:
+        warehouses = warehouses.filter(id__in=list(warehouse_ids))
+    type_ids = list(MessageType.objects.values_list("id", flat=True))
+    return {Pair(w, t) for w in warehouses.values_list("id", flat=True) for t in type_ids}
 
 
 def sync_all() -> SyncReport:
     """Rebuild every set from the database (each warehouse atomically)."""
     started = time.perf_counter()
-    desired = subscribers_from_database()
-    store.replace_subscribers(desired)
-    return _report(desired, repaired=len(desired), started=started)
+    desired, written = _mirror(all_pairs())
+    return _report(desired, repaired=written, started=started)
 
 
 def reconcile() -> SyncReport:
-    """Compare Redis with the database and rewrite only the sets that differ."""
+    """Compare Redis with the database and rewrite what publishing could not rely on.
+
+    A pair is rewritten when its members differ, its token is missing (the pair is not
+    mirrored: Redis emptied, the token evicted) or its token's count differs from the set's
+    size (the set lost members). Only those pairs are read again and written, in order.
+    """
     started = time.perf_counter()
     desired = subscribers_from_database()
-    current = store.read_subscribers(desired)
-    stale = {pair: members for pair, members in desired.items() if current[pair] != members}
+    current = store.read_mirror(desired)
+    stale = {
+        pair
+        for pair, members in desired.items()
+        if not current[pair].whole or current[pair].members != members
+    }
+    repaired = 0
     if stale:
-        store.replace_subscribers(stale)
+        repaired = resync_pairs(stale)
         logger.warning("Repaired %d subscriber sets that differed from the database", len(stale))
-    return _report(desired, repaired=len(stale), started=started)
+    return _report(desired, repaired=repaired, started=started)
+
+
+# Publishing that finds a pair not mirrored rebuilds its warehouse; threads of one process
+# that find it at the same time wait for one rebuild instead of each reading the database.
+_rebuild_locks: defaultdict[int, threading.Lock] = defaultdict(threading.Lock)
+_rebuild_locks_guard = threading.Lock()
+
+
+def rebuild_warehouse(warehouse_id: int) -> None:
+    """Mirror every pair of one warehouse from the database (publishing found one missing)."""
+    with _rebuild_locks_guard:
+        lock = _rebuild_locks[warehouse_id]
+    if not lock.acquire(blocking=False):
+        with lock:  # another thread is rebuilding it right now: its result will do
+            return
+    try:
+        written = resync_pairs(all_pairs([warehouse_id]))
+        logger.warning(
+            "Subscriber sets of warehouse %s were missing from Redis; rebuilt %d from the database",
+            warehouse_id,
+            written,
+        )
+    finally:
+        lock.release()
 
 
 def _report(desired: dict[Pair, set[str]], *, repaired: int, started: float) -> SyncReport:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from enum import IntEnum
 from typing import NamedTuple
 
-from config.redis import get_redis
+from config.redis import LuaScript, get_redis
 
 from . import keys
+
+_write_subscribers = LuaScript.beside(__file__, "write_subscribers")
 
 
 class Pair(NamedTuple):
@@ -19,38 +22,96 @@ class Pair(NamedTuple):
     message_type_id: int
 
 
-def replace_subscribers(desired: Mapping[Pair, set[str]]) -> None:
-    """Make each pair's set exactly `desired[pair]` (empty means: no key).
+class Outcome(IntEnum):
+    """What became of one pair's write (see lua/write_subscribers.lua)."""
 
-    One MULTI/EXEC per warehouse: readers never see a half-built set, and every key of one
-    transaction shares the warehouse's hash slot.
+    WRITTEN = 1
+    SUPERSEDED = 0  # a writer that read the database later will write it
+    LOST = -1  # the version counter vanished (Redis emptied meanwhile): take a new version
+
+
+class Mirrored(NamedTuple):
+    """A pair as Redis holds it: its members and its token (None: not mirrored)."""
+
+    members: set[str]
+    token: str | None
+
+    @property
+    def whole(self) -> bool:
+        """Mirrored, and holding as many members as its last write put there."""
+        return self.token is not None and token_count(self.token) == len(self.members)
+
+
+def new_token(count: int) -> str:
+    return f"{count}:{uuid.uuid4().hex}"
+
+
+def token_count(token: str) -> int | None:
+    """The member count a token was written with (None for tokens written before counts)."""
+    count, sep, _ = token.partition(":")
+    return int(count) if sep and count.isdigit() else None
+
+
+def take_versions(pairs: Iterable[Pair]) -> dict[Pair, int]:
+    """Take the next version of each pair: call it BEFORE reading the database for them."""
+    pairs = list(pairs)
+    if not pairs:
+        return {}
+    pipe = get_redis().pipeline(transaction=False)
+    for pair in pairs:
+        pipe.incr(keys.subscribers_version(*pair))
+    return {pair: int(v) for pair, v in zip(pairs, pipe.execute(), strict=True)}
+
+
+def replace_subscribers(
+    desired: Mapping[Pair, set[str]], versions: Mapping[Pair, int]
+) -> dict[Pair, Outcome]:
+    """Make each pair's set exactly `desired[pair]`, unless a later version is on its way.
+
+    One script call per warehouse (its keys share one hash slot), all in one round trip:
+    readers never see a half-built set, and an empty set still gets its token.
     """
     by_warehouse: dict[int, list[Pair]] = defaultdict(list)
     for pair in desired:
         by_warehouse[pair.warehouse_id].append(pair)
-    client = get_redis()
+    if not by_warehouse:
+        return {}
+    pipe = get_redis().pipeline(transaction=False)
     for warehouse_id, pairs in by_warehouse.items():
-        pipe = client.pipeline(transaction=True)
+        script_keys: list[str] = []
+        args: list[object] = []
         for pair in pairs:
-            set_key = keys.subscribers(warehouse_id, pair.message_type_id)
-            token_key = keys.subscribers_token(warehouse_id, pair.message_type_id)
-            members = desired[pair]
-            pipe.delete(set_key)
-            if members:
-                pipe.sadd(set_key, *sorted(members))
-                pipe.set(token_key, uuid.uuid4().hex)
-            else:
-                pipe.delete(token_key)
-        pipe.execute()
+            members = sorted(desired[pair])
+            script_keys += [
+                keys.subscribers(warehouse_id, pair.message_type_id),
+                keys.subscribers_token(warehouse_id, pair.message_type_id),
+                keys.subscribers_version(warehouse_id, pair.message_type_id),
+            ]
+            args += [versions[pair], new_token(len(members)), len(members), *members]
+        _write_subscribers(keys=script_keys, args=args, client=pipe)
+    outcomes: dict[Pair, Outcome] = {}
+    for pairs, reply in zip(by_warehouse.values(), pipe.execute(), strict=True):
+        outcomes.update(zip(pairs, (Outcome(int(o)) for o in reply), strict=True))
+    return outcomes
 
 
-def read_subscribers(pairs: Iterable[Pair]) -> dict[Pair, set[str]]:
-    """Current members of each pair's set, in one pipelined round trip."""
+def read_mirror(pairs: Iterable[Pair]) -> dict[Pair, Mirrored]:
+    """Each pair's members and token as Redis holds them, in one pipelined round trip."""
     pairs = list(pairs)
     pipe = get_redis().pipeline(transaction=False)
     for pair in pairs:
         pipe.smembers(keys.subscribers(*pair))
+        pipe.get(keys.subscribers_token(*pair))
+    replies = pipe.execute()
     return {
-        pair: {m.decode() for m in members}
-        for pair, members in zip(pairs, pipe.execute(), strict=True)
+        pair: Mirrored(
+            members={m.decode() for m in replies[2 * i]},
+            token=None if replies[2 * i + 1] is None else replies[2 * i + 1].decode(),
+        )
+        for i, pair in enumerate(pairs)
     }
+
+
+def read_subscribers(pairs: Iterable[Pair]) -> dict[Pair, set[str]]:
+    """Current members of each pair's set, in one pipelined round trip."""
+    return {pair: mirrored.members for pair, mirrored in read_mirror(pairs).items()}

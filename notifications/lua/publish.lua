@@ -2,21 +2,27 @@
 --
 -- The caller passes the subscriber list it has cached together with that list's token, so every
 -- inbox key can be declared in KEYS. If the set changed since (token differs), nothing is
--- written and the current token and members are returned for the caller to retry with.
+-- written and the current token and members are returned for the caller to retry with. Every
+-- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
+-- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
 --
 -- KEYS[1]  subscriber set                  KEYS[2]  subscriber set token
 -- KEYS[3]  cursor sequence                 KEYS[4]  contents hash (cursor -> JSON)
 -- KEYS[5]  ids hash (uuid -> cursor)       KEYS[6]  routes hash (cursor -> "uuid sub sub ...")
 -- KEYS[7]  expiry zset (cursor -> expires ms)
 -- KEYS[8..] inbox of each subscriber in ARGV[6..], same order
--- ARGV[1]  token of the caller's subscriber list ("" when it believes there are none)
+-- ARGV[1]  token of the caller's subscriber list ("" when it has none cached)
 -- ARGV[2]  now, ms since the epoch          ARGV[3]  notification id (UUID)
 -- ARGV[4]  content JSON                     ARGV[5]  expires at, ms since the epoch
 -- ARGV[6..] subscriber ids ("u:<id>", "r:<id>")
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
---      or {0, current token, member, member, ...} when the caller's list is stale.
+--      or {0, current token, member, member, ...} when the caller's list is stale,
+--      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
 
-local token = redis.call('GET', KEYS[2]) or ''
+local token = redis.call('GET', KEYS[2])
+if not token then
+  return {-1}
+end
 if token ~= ARGV[1] then
   local reply = {0, token}
   for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do

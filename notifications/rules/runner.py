@@ -15,7 +15,9 @@ from django.conf import settings
 from config.redis import REDIS_UNAVAILABLE
 from config.timestamps import ms_to_datetime, now_ms
 from notifications.services import PublishError, publish
-from subscriptions.models import Warehouse
+from subscriptions.models import MessageType, Warehouse
+from subscriptions.services import resync_pairs, subscribers_from_database
+from subscriptions.store import Pair
 
 from . import sql, store
 from .base import Alert, Rule, registry
@@ -250,9 +252,11 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
         abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
         keys_by_warehouse=wanted,
     )
+    audience = _Audience(info.message_type, [w for w, due_keys in due.items() if due_keys])
+    # Claims not yet settled (confirmed or dropped): if Redis fails half-way they are dropped,
+    # so the next run sends them instead of waiting for them to lapse.
+    unsettled = {warehouse_id: set(due_keys) for warehouse_id, due_keys in due.items()}
     outcomes = []
-    sent: dict[int, list[str]] = defaultdict(list)
-    failed: dict[int, list[str]] = defaultdict(list)
     try:
         for position, alert in enumerate(alerts):
             if position in repeats or alert.key not in due.get(alert.warehouse_id, ()):
@@ -268,25 +272,79 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
                     ttl_seconds=alert.ttl_seconds,
                 )
             except REDIS_UNAVAILABLE:
-                raise  # the rest would fail too; their claims lapse and are sent next time
+                raise  # the rest would fail too; their claims are dropped below
             except Exception as exc:
-                failed[alert.warehouse_id].append(alert.key)
-                outcomes.append(AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc)))
+                outcome = AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc))
             else:
-                sent[alert.warehouse_id].append(alert.key)
-                outcomes.append(AlertOutcome(alert, AlertStatus.SENT, recipients=result.recipients))
+                missed = audience.missed(alert.warehouse_id, result.subscribers)
+                if missed:
+                    outcome = AlertOutcome(
+                        alert,
+                        AlertStatus.FAILED,
+                        recipients=result.recipients,
+                        error=(
+                            f"reached {result.recipients} inboxes but not {', '.join(missed)}, "
+                            f"subscribed in the database; sent again on the next run"
+                        ),
+                    )
+                else:
+                    outcome = AlertOutcome(alert, AlertStatus.SENT, recipients=result.recipients)
+            # Settle each alert as soon as it is published: a worker killed later in the run
+            # must not leave it claimed-but-unconfirmed, to be sent a second time.
+            if outcome.status is AlertStatus.SENT:
+                store.confirm_sent(
+                    info.id,
+                    alert.warehouse_id,
+                    [alert.key],
+                    now_ms=at_ms,
+                    cooldown_seconds=info.cooldown_seconds,
+                )
+            else:
+                store.unclaim(info.id, alert.warehouse_id, [alert.key])
+            unsettled[alert.warehouse_id].discard(alert.key)
+            outcomes.append(outcome)
     finally:
-        for warehouse_id, sent_keys in sent.items():
-            store.confirm_sent(
-                info.id,
-                warehouse_id,
-                sent_keys,
-                now_ms=at_ms,
-                cooldown_seconds=info.cooldown_seconds,
-            )
-        for warehouse_id, failed_keys in failed.items():
-            store.unclaim(info.id, warehouse_id, failed_keys)
+        _drop_claims(info.id, unsettled)
     return tuple(outcomes)
+
+
+class _Audience:
+    """Who the database says subscribes to the rule's type, per warehouse: an alert counts as
+    sent only once it reached all of them (a Redis that lost subscribers must not swallow it)."""
+
+    def __init__(self, message_type: str, warehouse_ids: Sequence[int]) -> None:
+        self.type_id = (
+            MessageType.objects.filter(code=message_type).values_list("id", flat=True).first()
+        )
+        self.expected: dict[int, set[str]] = {}
+        if self.type_id is not None and warehouse_ids:
+            self.expected = {
+                pair.warehouse_id: members
+                for pair, members in subscribers_from_database(
+                    Pair(w, self.type_id) for w in warehouse_ids
+                ).items()
+            }
+
+    def missed(self, warehouse_id: int, reached: Sequence[str]) -> list[str]:
+        """Subscribers the database lists that the delivery did not reach (sorted)."""
+        missed = self.expected.get(warehouse_id, set()) - set(reached)
+        if missed and self.type_id is not None:
+            # Read again: a subscription removed since the run began is no miss.
+            pair = Pair(warehouse_id, self.type_id)
+            self.expected[warehouse_id] = subscribers_from_database([pair])[pair]
+            missed = self.expected[warehouse_id] - set(reached)
+            if missed:
+                logger.warning("Redis missed subscribers %s of %s: repairing", missed, pair)
+                resync_pairs([pair])
+        return sorted(missed)
+
+
+def _drop_claims(rule_id: str, claims: dict[int, set[str]]) -> None:
+    try:
+        for warehouse_id, alert_keys in claims.items():
+            store.unclaim(rule_id, warehouse_id, sorted(alert_keys))
+    except REDIS_UNAVAILABLE:
+        logger.warning("Could not drop the claims of rule %s; they lapse by themselves", rule_id)
 
 
 def _preview(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[AlertOutcome, ...]:

@@ -7,3 +7,4 @@ def test_subscriber_keys_share_the_warehouse_hash_tag():
     assert keys.warehouse_prefix(7) == "wms:{wh:7}"
     assert keys.subscribers(7, 3) == "wms:{wh:7}:subs:3"
     assert keys.subscribers_token(7, 3) == "wms:{wh:7}:subs:3:token"
+    assert keys.subscribers_version(7, 3) == "wms:{wh:7}:subs:3:ver"
