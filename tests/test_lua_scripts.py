@@ -45,8 +45,8 @@ def test_header_names_keys_arguments_and_result(path: Path):
     assert lines, "a script opens with a comment saying what it does"
     assert lines[0][2:].strip(), "the first line says what the script does"
     text = "\n".join(lines)
-    assert re.search(r"^-- +KEYS\[1\]", text, re.M), "a line starting with KEYS[1] names the keys"
-    assert re.search(r"^-- +ARGV\[1\]", text, re.M) or re.search(r"^-- +ARGV: none", text, re.M)
+    assert re.search(r"^-- +KEYS\[", text, re.M), "a line starting with KEYS[...] names the keys"
+    assert re.search(r"^-- +ARGV\b", text, re.M), "a line starting with ARGV says what they hold"
     assert re.search(r"^-- +Returns\b", text, re.M), "a line starting with 'Returns' says what"
 
 
