@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from config.redis import LuaScript, get_redis
+from config.redis import Batch, LuaScript, get_redis
 
 from . import keys
 
@@ -213,12 +213,12 @@ def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | Non
     """Each chat as the user sees it (None where they are not a member), one round trip."""
     if not chat_ids:
         return []
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _summary(keys=keys.chat_keys(chat_id), args=[user_id], client=pipe)
+        batch.script(_summary, keys=keys.chat_keys(chat_id), args=[user_id])
     return [
         None if raw is None else _chat(chat_id, raw)
-        for chat_id, raw in zip(chat_ids, pipe.execute(), strict=True)
+        for chat_id, raw in zip(chat_ids, batch.execute(), strict=True)
     ]
 
 
@@ -231,11 +231,11 @@ def fetch_pending(
     """
     if not chat_ids:
         return []
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _fetch_pending(keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat], client=pipe)
+        batch.script(_fetch_pending, keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat])
     results: list[list[StoredMessage] | None] = []
-    for chat_id, flat in zip(chat_ids, pipe.execute(), strict=True):
+    for chat_id, flat in zip(chat_ids, batch.execute(), strict=True):
         results.append(None if flat is None else [_message(chat_id, raw) for raw in flat[0::2]])
     return results
 
@@ -254,12 +254,12 @@ def index_chat(
     *, chat_id: str, user_ids: Iterable[int], version: int, activity_ms: int | None
 ) -> None:
     """Add the chat to these users' chat lists (and to the activity index), one round trip."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for user_id in user_ids:
-        pipe.zadd(keys.user_chats(user_id), {chat_id: version}, gt=True)
+        batch.command("ZADD", keys.user_chats(user_id), "GT", version, chat_id)
     if activity_ms is not None:
-        pipe.zadd(keys.activity(), {chat_id: activity_ms}, gt=True)
-    pipe.execute()
+        batch.command("ZADD", keys.activity(), "GT", activity_ms, chat_id)
+    batch.execute()
 
 
 def unindex_chat(
@@ -267,23 +267,22 @@ def unindex_chat(
 ) -> None:
     """Drop the chat from these users' lists where their entry is not newer than `version`,
     and from the activity index if its activity there is not newer than `activity_ms`."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for user_id in user_ids:
-        _zrem_if_at_most(keys=[keys.user_chats(user_id)], args=[chat_id, version], client=pipe)
+        batch.script(_zrem_if_at_most, keys=[keys.user_chats(user_id)], args=[chat_id, version])
     if activity_ms is not None:
-        _zrem_if_at_most(keys=[keys.activity()], args=[chat_id, activity_ms], client=pipe)
-    if len(pipe):  # a Pipeline is always truthy
-        pipe.execute()
+        batch.script(_zrem_if_at_most, keys=[keys.activity()], args=[chat_id, activity_ms])
+    batch.execute()
 
 
 def drop_stale(*, user_id: int, entries: Sequence[tuple[str, float]]) -> None:
     """Remove chat-list entries a reader found stale, unless re-added since it read them."""
     if not entries:
         return
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id, version in entries:
-        _zrem_if_at_most(keys=[keys.user_chats(user_id)], args=[chat_id, version], client=pipe)
-    pipe.execute()
+        batch.script(_zrem_if_at_most, keys=[keys.user_chats(user_id)], args=[chat_id, version])
+    batch.execute()
 
 
 def touch_activity(*, chat_id: str, activity_ms: int) -> None:
@@ -327,10 +326,10 @@ def purge_old(*, chat_ids: Sequence[str], cutoff_ms: int, batch: int) -> list[tu
 
     Returns (removed, more left) per chat.
     """
-    pipe = get_redis().pipeline(transaction=False)
+    calls = Batch()
     for chat_id in chat_ids:
-        _purge_old(keys=keys.chat_keys(chat_id), args=[cutoff_ms, batch], client=pipe)
-    return [(int(removed), bool(more)) for removed, more in pipe.execute()]
+        calls.script(_purge_old, keys=keys.chat_keys(chat_id), args=[cutoff_ms, batch])
+    return [(int(removed), bool(more)) for removed, more in calls.execute()]
 
 
 def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
@@ -343,11 +342,11 @@ def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
 
 def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
     """Delete each chat if it has really been idle since the cutoff, one round trip."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _drop_idle(keys=keys.chat_keys(chat_id), args=[cutoff_ms], client=pipe)
+        batch.script(_drop_idle, keys=keys.chat_keys(chat_id), args=[cutoff_ms])
     outcomes = []
-    for chat_id, result in zip(chat_ids, pipe.execute(), strict=True):
+    for chat_id, result in zip(chat_ids, batch.execute(), strict=True):
         status = _text(result[0])
         if status == "deleted":
             outcomes.append(
@@ -369,19 +368,20 @@ def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome], indexed_ms: dict[s
     """Bring the indexes in line with a sweep, one round trip: deleted and vanished chats
     leave their members' lists and the activity index; chats found active get their real
     activity back in the index so they stop being nominated."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for outcome in outcomes:
         if outcome.status == "active":
-            pipe.zadd(keys.activity(), {outcome.chat_id: outcome.last_activity_ms}, gt=True)
+            batch.command("ZADD", keys.activity(), "GT", outcome.last_activity_ms, outcome.chat_id)
             continue
         for user_id in outcome.member_ids:
-            _zrem_if_at_most(
+            batch.script(
+                _zrem_if_at_most,
                 keys=[keys.user_chats(user_id)],
                 args=[outcome.chat_id, outcome.version],
-                client=pipe,
             )
-        _zrem_if_at_most(
-            keys=[keys.activity()], args=[outcome.chat_id, indexed_ms[outcome.chat_id]], client=pipe
+        batch.script(
+            _zrem_if_at_most,
+            keys=[keys.activity()],
+            args=[outcome.chat_id, indexed_ms[outcome.chat_id]],
         )
-    if len(pipe):  # a Pipeline is always truthy
-        pipe.execute()
+    batch.execute()

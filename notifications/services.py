@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from config import timestamps
+from config import metrics, timestamps
 from subscriptions.models import MessageType, Warehouse
 
 from . import store
@@ -128,6 +128,8 @@ def publish(
         expires_at_ms=created + ttl * 1000,
     )
     cursor, recipients = store.deliver(notification, message_type_id=message_type.pk)
+    metrics.PUBLISHES.labels(message_type.code).inc()
+    metrics.DELIVERIES.inc(recipients)
     return PublishResult(
         id=notification.id, recipients=recipients, cursor=cursor, created_at_ms=created
     )
