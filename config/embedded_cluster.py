@@ -100,9 +100,23 @@ class EmbeddedCluster:
     def wait_until_ok(self, timeout: float = 30.0) -> None:
         _wait(self.is_ok, timeout, "the cluster to report cluster_state:ok")
 
-    def stop(self) -> None:
+    def stop_nodes(self) -> None:
+        """Stop every node, keeping their files, for an outage; `restart()` brings them back."""
         for node in self.nodes:
             node.stop()
+
+    def restart(self, timeout: float = 30.0) -> None:
+        """Start the stopped nodes again on their ports; each rejoins from its nodes.conf."""
+        for node in self.nodes:
+            if not node.running:
+                node.process = _spawn(node.port, node.data_dir, node.node_timeout_ms)
+        for node in self.nodes:
+            _wait_for_ping(node, timeout)
+        self.wait_until_ok(timeout)
+
+    def stop(self) -> None:
+        """Stop every node and delete their files."""
+        self.stop_nodes()
         shutil.rmtree(self.base_dir, ignore_errors=True)
 
 

@@ -37,7 +37,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from config import metrics
+from config.redis_connections import CountingConnection
 
 # ClusterError covers CLUSTERDOWN and MASTERDOWN (a failover in progress); TRYAGAIN comes during
 # a slot migration; SlotNotCoveredError while the client's slot map has a hole.
@@ -116,14 +116,19 @@ def _cluster_client() -> RedisCluster:
         if client is None:
             nodes, username, password, ssl, connect_timeout, socket_timeout = config
             try:
+                (first_host, first_port), *others = nodes
                 client = _ProductCluster(
-                    startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+                    # Given as a URL, the first node makes redis-py build every node's pool from
+                    # these keyword arguments, the counting connection class included (TLS
+                    # keeps redis-py's SSLConnection, uncounted).
+                    url=f"{'rediss' if ssl else 'redis'}://{first_host}:{first_port}/0",
+                    startup_nodes=[ClusterNode(host, port) for host, port in others],
                     username=username,
                     password=password,
-                    ssl=ssl,
                     socket_connect_timeout=connect_timeout,
                     socket_timeout=socket_timeout,
                     health_check_interval=30,
+                    connection_class=CountingConnection,
                     # Few retries: during a failover a request should fail fast (503, the
                     # client retries later) rather than hold a web worker for many seconds.
                     retry=Retry(NoBackoff(), retries=2),
@@ -195,18 +200,7 @@ class LuaScript:
             batch.script(self, keys=keys, args=args)
             return batch.execute()[0]
         client = client if client is not None else get_redis()
-        return _counted(
-            self.name, lambda: self.registered()(keys=list(keys), args=list(args), client=client)
-        )
-
-
-def _counted(what: str, call: Any) -> Any:
-    """Run `call`, counting Redis errors for the metrics."""
-    try:
-        return call()
-    except REDIS_UNAVAILABLE as exc:
-        metrics.REDIS_ERRORS.labels(error=type(exc).__name__).inc()
-        raise
+        return self.registered()(keys=list(keys), args=list(args), client=client)
 
 
 # --- Batches ---------------------------------------------------------------------------------
@@ -276,9 +270,9 @@ class Batch:
             return []
         client = get_redis()
         if isinstance(client, RedisCluster):
-            replies = _counted("batch", lambda: self._execute_on_cluster(client))
+            replies = self._execute_on_cluster(client)
         else:
-            replies = _counted("batch", lambda: self._run_pipeline(client, self._calls, True))
+            replies = self._run_pipeline(client, self._calls, raise_on_error=True)
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply

@@ -7,6 +7,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from config.beat_schedule import once_per_tick
+from config.redis_connections import connection_class_for
 from config.redis_urls import cluster_config, is_cluster_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -140,7 +141,13 @@ CACHES = {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
-            "CONNECTION_POOL_KWARGS": {"health_check_interval": 30},
+            "CONNECTION_POOL_KWARGS": {
+                "health_check_interval": 30,
+                # Counts Redis errors for /metrics; the class matches the URL's scheme.
+                "connection_class": connection_class_for(
+                    env("CELERY_BROKER_URL") if REDIS_CLUSTER else REDIS_URL
+                ),
+            },
         },
     },
     # Throttle counters stay in each process: a poll then costs no Redis round trip beyond its

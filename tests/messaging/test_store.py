@@ -124,6 +124,7 @@ def test_lua_scripts_declare_every_key():
             assert first_arg.startswith("KEYS["), (path.name, command, first_arg)
 
 
+@pytest.mark.single_redis  # reads one server's command stats
 def test_scripts_are_registered_once_and_run_by_sha(alice, bob, group, redis):
     group(alice, bob)
     redis.config_resetstat()
