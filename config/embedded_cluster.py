@@ -260,3 +260,27 @@ def _node_id(client: redis.Redis) -> str:
 def _replica_in_sync(client: redis.Redis) -> bool:
     info = client.info("replication")
     return info.get("role") == "slave" and info.get("master_link_status") == "up"
+
+
+def main() -> None:
+    """`python -m config.embedded_cluster [--replicas N]`: a local cluster to try things on."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--masters", type=int, default=3)
+    parser.add_argument("--replicas", type=int, default=0)
+    options = parser.parse_args()
+    cluster = start_cluster(masters=options.masters, replicas=options.replicas)
+    # Blocked only now: the servers must not inherit a mask that ignores SIGTERM.
+    stop_signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)  # so sigwait below receives them
+    print(f"REDIS_URL={cluster.url}", flush=True)
+    try:
+        signal.sigwait(stop_signals)
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
