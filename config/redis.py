@@ -176,7 +176,6 @@ class LuaScript:
 
     def __init__(self, path: Path, *, replicated: bool = False) -> None:
         self.path = path
-        self.name = path.stem
         self.source = path.read_text(encoding="utf-8")
         self.replicated = replicated
         self._script: Script | None = None
