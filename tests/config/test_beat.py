@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from django.conf import settings
+from django.db import connection
 
 from config.beat import claim_tick, tick_key
 from config.beat_schedule import TICK_HEADER
@@ -20,7 +21,10 @@ def run_concurrently(task, headers: dict | None, times: int = 2) -> list:
 
     def worker(i: int) -> None:
         barrier.wait()
-        results[i] = task.apply(headers=headers).get()
+        try:
+            results[i] = task.apply(headers=headers).get()
+        finally:
+            connection.close()  # each thread has its own database connection
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(times)]
     for thread in threads:
