@@ -1,45 +1,357 @@
-"""The Redis connection the apps use for their data, and the loader for their Lua scripts."""
+"""The Redis connection the apps use for their data, the loader for their Lua scripts, and
+`Batch`, which sends many single-slot calls together on one Redis or on a Redis Cluster.
+
+With `REDIS_URL=redis+cluster://…` (or `REDIS_CLUSTER=1`) `get_redis()` is a redis-py
+`RedisCluster`; otherwise it is the plain client of django-redis's pool. Code that needs several
+calls in one round trip uses `Batch`, never a pipeline: redis-py's cluster pipeline refuses
+EVALSHA, and every script call must still go to the master that owns its keys' slot.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django_redis import get_redis_connection
 from redis import Redis
+from redis.backoff import NoBackoff
+from redis.client import Pipeline
+from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
 
 # Errors that mean "Redis is unreachable right now" rather than "the code is wrong".
+from redis.exceptions import (
+    AskError,
+    ClusterError,
+    MovedError,
+    RedisClusterException,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
 
-REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+from config.redis_connections import CountingConnection
+
+# ClusterError covers CLUSTERDOWN and MASTERDOWN (a failover in progress); TRYAGAIN comes during
+# a slot migration; SlotNotCoveredError while the client's slot map has a hole.
+REDIS_UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterError,
+    TryAgainError,
+    SlotNotCoveredError,
+)
+
+logger = logging.getLogger(__name__)
 
 
-def get_redis() -> Redis:
-    """The shared client of django-redis's pool (timeouts come from settings.CACHES)."""
+class NotReplicated(RedisTimeoutError):
+    """A write was not acknowledged by REDIS_WAIT_REPLICAS replicas within the time allowed.
+
+    The master has it, but a failover before a replica copies it would lose it; the caller
+    answers as for an unavailable Redis (503) and the client may retry.
+    """
+
+
+def get_redis() -> Redis | RedisCluster:
+    """The client for the product's data: a RedisCluster in cluster mode, else the shared
+    client of django-redis's pool (timeouts come from settings)."""
+    if settings.REDIS_CLUSTER:
+        return _cluster_client()
     return get_redis_connection("default")
+
+
+# --- Redis Cluster ---------------------------------------------------------------------------
+
+_clusters: dict[tuple[Any, ...], RedisCluster] = {}
+_clusters_lock = threading.Lock()
+
+# Texts of the RedisClusterException redis-py raises when it cannot (re)load the slot map:
+# the cluster is unreachable or mid-failover, not a bug in the caller.
+_TOPOLOGY_FAILURES = (
+    "Redis Cluster cannot be connected",
+    "All slots are not covered",
+    "startup_nodes could not agree",
+)
+
+
+def _is_unreachable(exc: RedisClusterException) -> bool:
+    return isinstance(exc.__cause__, REDIS_UNAVAILABLE) or str(exc).startswith(_TOPOLOGY_FAILURES)
+
+
+class _ProductCluster(RedisCluster):
+    """RedisCluster that reports an unreachable cluster as a ConnectionError (so the API
+    answers 503), keeping every other RedisClusterException (e.g. a cross-slot call: a bug)."""
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().execute_command(*args, **kwargs)
+        except RedisClusterException as exc:
+            if _is_unreachable(exc):
+                raise RedisConnectionError(str(exc)) from exc
+            raise
+
+
+def _cluster_client() -> RedisCluster:
+    config = (
+        tuple(settings.REDIS_CLUSTER_NODES),
+        settings.REDIS_CLUSTER_OPTIONS.get("username"),
+        settings.REDIS_CLUSTER_OPTIONS.get("password"),
+        bool(settings.REDIS_CLUSTER_OPTIONS.get("ssl")),
+        settings.REDIS_CONNECT_TIMEOUT,
+        settings.REDIS_SOCKET_TIMEOUT,
+    )
+    client = _clusters.get(config)
+    if client is not None:
+        return client
+    with _clusters_lock:
+        client = _clusters.get(config)
+        if client is None:
+            nodes, username, password, ssl, connect_timeout, socket_timeout = config
+            try:
+                (first_host, first_port), *others = nodes
+                client = _ProductCluster(
+                    # Given as a URL, the first node makes redis-py build every node's pool from
+                    # these keyword arguments, the counting connection class included (TLS
+                    # keeps redis-py's SSLConnection, uncounted).
+                    url=f"{'rediss' if ssl else 'redis'}://{first_host}:{first_port}/0",
+                    startup_nodes=[ClusterNode(host, port) for host, port in others],
+                    username=username,
+                    password=password,
+                    socket_connect_timeout=connect_timeout,
+                    socket_timeout=socket_timeout,
+                    health_check_interval=30,
+                    connection_class=CountingConnection,
+                    # Few retries: during a failover a request should fail fast (503, the
+                    # client retries later) rather than hold a web worker for many seconds.
+                    retry=Retry(NoBackoff(), retries=2),
+                )
+            except RedisClusterException as exc:
+                if _is_unreachable(exc):
+                    raise RedisConnectionError(str(exc)) from exc
+                raise
+            _clusters[config] = client
+    return client
+
+
+def _forget_failed_node(cluster: RedisCluster, node: ClusterNode) -> None:
+    """After a connection error on `node`, reload the slot map as redis-py does after its own
+    failed commands, so the next request finds the new master after a failover."""
+    try:
+        cluster.nodes_manager.move_node_to_end_of_cached_nodes(node.name)
+        cluster.nodes_manager.initialize(last_failed_node_name=node.name)
+    except (RedisClusterException, *REDIS_UNAVAILABLE) as exc:
+        logger.warning("Could not reload the Redis Cluster slot map: %s", exc)
+
+
+def _reload_slots(cluster: RedisCluster) -> None:
+    try:
+        cluster.nodes_manager.initialize()
+    except RedisClusterException as exc:
+        if _is_unreachable(exc):
+            raise RedisConnectionError(str(exc)) from exc
+        raise
+
+
+# --- Lua scripts -----------------------------------------------------------------------------
+
+
+def as_text(value: bytes | str) -> str:
+    """A reply of Redis as text (clients here do not decode responses)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def scan_pages(pattern: str, count: int) -> Iterator[list[str]]:
+    """Names of the keys matching `pattern`, a page of about `count` at a time.
+
+    Each SCAN call is bounded, and a key may come twice, so what is done with a page must be
+    idempotent. On Redis Cluster every master is scanned in turn (one SCAN sees one node).
+    """
+    client = get_redis()
+    nodes = (
+        [client.get_redis_connection(node) for node in client.get_primaries()]
+        if isinstance(client, RedisCluster)
+        else [client]
+    )
+    for node in nodes:
+        cursor = 0
+        while True:
+            cursor, found = node.scan(cursor=cursor, match=pattern, count=count)
+            if found:
+                yield [as_text(key) for key in found]
+            if cursor == 0:
+                break
 
 
 class LuaScript:
     """A Lua script kept in a `.lua` file and run with EVALSHA (loaded on first use).
 
-    Every key a script touches is passed in `keys`, so Redis Cluster can route the call.
+    Every key a script touches is passed in `keys`, so Redis Cluster can route the call. On a
+    node that does not know the script yet (a new master after a failover, a flushed server)
+    redis-py loads it and retries, on one Redis and on every master of a cluster alike.
+
+    `replicated=True` marks a write that must reach REDIS_WAIT_REPLICAS replicas when that
+    setting is on (Redis WAIT on the same connection, right after the script).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, replicated: bool = False) -> None:
         self.path = path
         self.source = path.read_text(encoding="utf-8")
+        self.replicated = replicated
         self._script: Script | None = None
 
     @classmethod
-    def beside(cls, module_file: str, name: str) -> LuaScript:
+    def beside(cls, module_file: str, name: str, *, replicated: bool = False) -> LuaScript:
         """Load `lua/<name>.lua` from the folder of the module that owns the script."""
-        return cls(Path(module_file).resolve().parent / "lua" / f"{name}.lua")
+        return cls(
+            Path(module_file).resolve().parent / "lua" / f"{name}.lua", replicated=replicated
+        )
+
+    def registered(self) -> Script:
+        if self._script is None:
+            # The Script object only holds the source and its SHA; each call names its client.
+            self._script = get_redis().register_script(self.source)
+        return self._script
 
     def __call__(self, *, keys: Sequence[str], args: Sequence[Any] = (), client: Any = None) -> Any:
+        if client is None and self.replicated and settings.REDIS_WAIT_REPLICAS > 0:
+            batch = Batch(wait_replicas=settings.REDIS_WAIT_REPLICAS)
+            batch.script(self, keys=keys, args=args)
+            return batch.execute()[0]
         client = client if client is not None else get_redis()
-        if self._script is None:
-            self._script = get_redis().register_script(self.source)
-        return self._script(keys=list(keys), args=list(args), client=client)
+        return self.registered()(keys=list(keys), args=list(args), client=client)
+
+
+# --- Batches ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Call:
+    script: LuaScript | None  # None: a plain command
+    keys: tuple[str, ...]
+    args: tuple[Any, ...]
+
+    @property
+    def slot_key(self) -> str:
+        return self.keys[0]
+
+    def queue(self, pipe: Pipeline) -> None:
+        if self.script is not None:
+            self.script.registered()(keys=list(self.keys), args=list(self.args), client=pipe)
+        else:
+            pipe.execute_command(*self.args)
+
+    def run_alone(self, cluster: RedisCluster) -> Any:
+        if self.script is not None:
+            return self.script.registered()(
+                keys=list(self.keys), args=list(self.args), client=cluster
+            )
+        return cluster.execute_command(*self.args)
+
+
+class Batch:
+    """Script calls and one-key commands sent together; `execute()` returns the replies in the
+    order the calls were added, and raises the first error among them.
+
+    On one Redis the batch is one pipeline: one round trip. On Redis Cluster it is one pipeline
+    per master owning any of the calls' slots (a round trip per master involved), because
+    redis-py's cluster pipeline refuses EVALSHA. Each call touches one slot, as every script here
+    does, so nothing is ever split. A call the cluster answers MOVED did not run (its slot
+    moved, e.g. after a failover): the slot map is reloaded and the call sent to the new master;
+    ASK (a slot half-way through a migration) is followed by redis-py's cluster client.
+
+    Not a transaction: the calls run one after another, interleaved with other clients' calls,
+    and a connection error part-way may leave the calls on other masters done.
+
+    `wait_replicas`: after the calls, each connection sends `WAIT n timeout`; fewer replicas
+    acknowledging in time raises NotReplicated.
+    """
+
+    def __init__(self, *, wait_replicas: int = 0, wait_timeout_ms: int | None = None) -> None:
+        self._calls: list[_Call] = []
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = (
+            settings.REDIS_WAIT_TIMEOUT_MS if wait_timeout_ms is None else wait_timeout_ms
+        )
+
+    def script(self, script: LuaScript, *, keys: Sequence[str], args: Sequence[Any] = ()) -> None:
+        self._calls.append(_Call(script, tuple(keys), tuple(args)))
+
+    def command(self, name: str, key: str, *args: Any) -> None:
+        """A command whose first argument is a key (any other keys it names share that key's
+        hash slot): `command("ZADD", key, "GT", 1, m)`, `command("UNLINK", key, same_slot_key)`."""
+        self._calls.append(_Call(None, (key,), (name, key, *args)))
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    def execute(self) -> list[Any]:
+        if not self._calls:
+            return []
+        client = get_redis()
+        if isinstance(client, RedisCluster):
+            replies = self._execute_on_cluster(client)
+        else:
+            replies = self._run_pipeline(client, self._calls, raise_on_error=True)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
+
+    def _run_pipeline(self, client: Redis, calls: Sequence[_Call], raise_on_error: bool) -> list:
+        pipe = client.pipeline(transaction=False)
+        for call in calls:
+            call.queue(pipe)
+        if self.wait_replicas:
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        replies = pipe.execute(raise_on_error=raise_on_error)
+        if self.wait_replicas:
+            acknowledged = replies.pop()
+            if int(acknowledged) < self.wait_replicas:
+                raise NotReplicated(
+                    f"{acknowledged} of {self.wait_replicas} replicas acknowledged the write "
+                    f"within {self.wait_timeout_ms} ms"
+                )
+        return replies
+
+    def _execute_on_cluster(self, cluster: RedisCluster) -> list[Any]:
+        replies: list[Any] = [None] * len(self._calls)
+        pending = list(range(len(self._calls)))
+        for _round in range(3):
+            moved: list[int] = []
+            by_node: dict[str, tuple[ClusterNode, list[int]]] = {}
+            for i in pending:
+                node = cluster.get_node_from_key(self._calls[i].slot_key)
+                by_node.setdefault(node.name, (node, []))[1].append(i)
+            for node, indexes in by_node.values():
+                try:
+                    out = self._run_pipeline(
+                        cluster.get_redis_connection(node),
+                        [self._calls[i] for i in indexes],
+                        raise_on_error=False,
+                    )
+                except (RedisConnectionError, RedisTimeoutError) as exc:
+                    if not isinstance(exc, NotReplicated):
+                        _forget_failed_node(cluster, node)
+                    raise
+                for i, reply in zip(indexes, out, strict=True):
+                    if isinstance(reply, MovedError):
+                        moved.append(i)
+                    elif isinstance(reply, AskError):
+                        replies[i] = self._calls[i].run_alone(cluster)
+                    else:
+                        replies[i] = reply
+            if not moved:
+                return replies
+            _reload_slots(cluster)
+            pending = moved
+        for i in pending:  # still moving after three rounds: let redis-py follow it
+            replies[i] = self._calls[i].run_alone(cluster)
+        return replies

@@ -7,6 +7,10 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.beat_schedule import once_per_tick
+from config.redis_connections import connection_class_for
+from config.redis_urls import cluster_config, is_cluster_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -67,6 +71,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.metrics.MetricsMiddleware",  # first: times everything below it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -144,25 +149,52 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
 
 # --- Redis -------------------------------------------------------------------------------
-# One Redis holds the cache, the Celery broker and the product's data (subscription mirror,
-# inboxes, chats). The product's data is reached through django-redis's connection pool, never
-# through the cache API: the cache API may swallow errors, and primary data must not.
+# REDIS_URL holds the product's data (subscription mirror, inboxes, chats, rules). The product's
+# data is never reached through the cache API: the cache API may swallow errors, and primary
+# data must not.
+#
+# One Redis (`redis://…`): data, cache and Celery broker share it (each can be moved with its
+# own setting). Redis Cluster (`redis+cluster://host:port[,host:port…]`, or REDIS_CLUSTER=1 with
+# a `redis://` startup node): the data goes to the cluster through redis-py's RedisCluster,
+# while the Celery broker and the cache stay on the plain Redis of CELERY_BROKER_URL, which
+# must then be set: kombu has no cluster transport, and django-redis no cluster client.
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
+REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False) or is_cluster_url(REDIS_URL)
+_redis_cluster = cluster_config(REDIS_URL) if REDIS_CLUSTER else None
+REDIS_CLUSTER_NODES = _redis_cluster.nodes if _redis_cluster else []
+REDIS_CLUSTER_OPTIONS = _redis_cluster.options if _redis_cluster else {}
+if REDIS_CLUSTER and not env("CELERY_BROKER_URL", default=""):
+    raise ImproperlyConfigured(
+        "REDIS_URL points at a Redis Cluster, which cannot hold the Celery broker (kombu has no "
+        "cluster transport) nor the django-redis cache: set CELERY_BROKER_URL to a plain Redis "
+        "(redis://host:port/0); the cache goes there too."
+    )
 REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=2.0)
 REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=2.0)
+# Publishing waits until this many replicas have the notification (Redis WAIT), at most
+# REDIS_WAIT_TIMEOUT_MS, and answers 503 if they do not: see docs/scaling.md. 0: no wait.
+REDIS_WAIT_REPLICAS = env.int("REDIS_WAIT_REPLICAS", default=0)
+REDIS_WAIT_TIMEOUT_MS = env.int("REDIS_WAIT_TIMEOUT_MS", default=500)
 # Every key the product writes starts with this prefix (see each app's keys.py).
 WMS_REDIS_PREFIX = env("WMS_REDIS_PREFIX", default="wms")
 
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": REDIS_URL,
+        # In cluster mode the cache lives on the broker's plain Redis (see above).
+        "LOCATION": env("CELERY_BROKER_URL") if REDIS_CLUSTER else REDIS_URL,
         "KEY_PREFIX": f"{WMS_REDIS_PREFIX}:cache",
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
             "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
-            "CONNECTION_POOL_KWARGS": {"health_check_interval": 30},
+            "CONNECTION_POOL_KWARGS": {
+                "health_check_interval": 30,
+                # Counts Redis errors for /metrics; the class matches the URL's scheme.
+                "connection_class": connection_class_for(
+                    env("CELERY_BROKER_URL") if REDIS_CLUSTER else REDIS_URL
+                ),
+            },
         },
     },
     # Throttle counters stay in each process: a poll then costs no Redis round trip beyond its
@@ -353,6 +385,15 @@ if WMS_DEMO_PICK_WAVES:
             },
         }
     )
+
+# Two beats started by mistake must not run a sweep or the rules twice: every entry's messages
+# carry their interval and the task class claims each tick in Redis first (config/beat.py).
+# Keep this after the last CELERY_BEAT_SCHEDULE entry.
+CELERY_BEAT_SCHEDULE = once_per_tick(CELERY_BEAT_SCHEDULE)
+
+# --- Operations --------------------------------------------------------------------------
+# /metrics (Prometheus) answers only requests bearing `Authorization: Bearer <token>` when set.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 
 # --- UI ----------------------------------------------------------------------------------
 # How often the warehouse page polls the API, and the longest it waits between retries while

@@ -1,11 +1,16 @@
-"""Top-level URLs: the warehouse UI, admin, REST API v1, OpenAPI schema and docs, i18n."""
+"""Top-level URLs: the warehouse UI, admin, REST API v1, OpenAPI schema and docs, i18n,
+and the operational endpoints /healthz and /metrics."""
 
 from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config import health
+
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("metrics", health.metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("notifications.api.urls")),
     path("api/v1/", include("messaging.api.urls")),

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from config.redis import LuaScript, get_redis
+from config.redis import Batch, LuaScript, get_redis, scan_pages
 
 from . import keys
 
@@ -214,12 +214,12 @@ def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | Non
     """Each chat as the user sees it (None where they are not a member), one round trip."""
     if not chat_ids:
         return []
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _summary(keys=keys.chat_keys(chat_id), args=[user_id], client=pipe)
+        batch.script(_summary, keys=keys.chat_keys(chat_id), args=[user_id])
     return [
         None if raw is None else _chat(chat_id, raw)
-        for chat_id, raw in zip(chat_ids, pipe.execute(), strict=True)
+        for chat_id, raw in zip(chat_ids, batch.execute(), strict=True)
     ]
 
 
@@ -232,11 +232,11 @@ def fetch_pending(
     """
     if not chat_ids:
         return []
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _fetch_pending(keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat], client=pipe)
+        batch.script(_fetch_pending, keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat])
     results: list[list[StoredMessage] | None] = []
-    for chat_id, flat in zip(chat_ids, pipe.execute(), strict=True):
+    for chat_id, flat in zip(chat_ids, batch.execute(), strict=True):
         results.append(None if flat is None else [_message(chat_id, raw) for raw in flat[0::2]])
     return results
 
@@ -265,23 +265,23 @@ def reserve_index(*, chat_id: str, user_ids: Iterable[int], now_ms: int) -> None
     activity entry is only added where missing (NX): the chat's real activity follows after
     the script, and an inflated one would keep an idle chat from its sweep.
     """
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for user_id in user_ids:
-        pipe.zadd(keys.user_chats(user_id), {chat_id: now_ms * 1000}, gt=True)
-    pipe.zadd(keys.activity(), {chat_id: now_ms}, nx=True)
-    pipe.execute()
+        batch.command("ZADD", keys.user_chats(user_id), "GT", now_ms * 1000, chat_id)
+    batch.command("ZADD", keys.activity(), "NX", now_ms, chat_id)
+    batch.execute()
 
 
 def index_chat(
     *, chat_id: str, user_ids: Iterable[int], version: int, activity_ms: int | None
 ) -> None:
     """Add the chat to these users' chat lists (and to the activity index), one round trip."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for user_id in user_ids:
-        pipe.zadd(keys.user_chats(user_id), {chat_id: version}, gt=True)
+        batch.command("ZADD", keys.user_chats(user_id), "GT", version, chat_id)
     if activity_ms is not None:
-        pipe.zadd(keys.activity(), {chat_id: activity_ms}, gt=True)
-    pipe.execute()
+        batch.command("ZADD", keys.activity(), "GT", activity_ms, chat_id)
+    batch.execute()
 
 
 def unindex_chat(
@@ -289,23 +289,22 @@ def unindex_chat(
 ) -> None:
     """Drop the chat from these users' lists where their entry is not newer than `version`,
     and from the activity index if its activity there is not newer than `activity_ms`."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for user_id in user_ids:
-        _zrem_if_at_most(keys=[keys.user_chats(user_id)], args=[chat_id, version], client=pipe)
+        batch.script(_zrem_if_at_most, keys=[keys.user_chats(user_id)], args=[chat_id, version])
     if activity_ms is not None:
-        _zrem_if_at_most(keys=[keys.activity()], args=[chat_id, activity_ms], client=pipe)
-    if len(pipe):  # a Pipeline is always truthy
-        pipe.execute()
+        batch.script(_zrem_if_at_most, keys=[keys.activity()], args=[chat_id, activity_ms])
+    batch.execute()
 
 
 def drop_stale(*, user_id: int, entries: Sequence[tuple[str, float]]) -> None:
     """Remove chat-list entries a reader found stale, unless re-added since it read them."""
     if not entries:
         return
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id, version in entries:
-        _zrem_if_at_most(keys=[keys.user_chats(user_id)], args=[chat_id, version], client=pipe)
-    pipe.execute()
+        batch.script(_zrem_if_at_most, keys=[keys.user_chats(user_id)], args=[chat_id, version])
+    batch.execute()
 
 
 def touch_activity(*, chat_id: str, activity_ms: int) -> None:
@@ -349,10 +348,10 @@ def purge_old(*, chat_ids: Sequence[str], cutoff_ms: int, batch: int) -> list[tu
 
     Returns (removed, more left) per chat.
     """
-    pipe = get_redis().pipeline(transaction=False)
+    calls = Batch()
     for chat_id in chat_ids:
-        _purge_old(keys=keys.chat_keys(chat_id), args=[cutoff_ms, batch], client=pipe)
-    return [(int(removed), bool(more)) for removed, more in pipe.execute()]
+        calls.script(_purge_old, keys=keys.chat_keys(chat_id), args=[cutoff_ms, batch])
+    return [(int(removed), bool(more)) for removed, more in calls.execute()]
 
 
 def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
@@ -365,11 +364,11 @@ def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
 
 def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
     """Delete each chat if it has really been idle since the cutoff, one round trip."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        _drop_idle(keys=keys.chat_keys(chat_id), args=[cutoff_ms], client=pipe)
+        batch.script(_drop_idle, keys=keys.chat_keys(chat_id), args=[cutoff_ms])
     outcomes = []
-    for chat_id, result in zip(chat_ids, pipe.execute(), strict=True):
+    for chat_id, result in zip(chat_ids, batch.execute(), strict=True):
         status = _text(result[0])
         if status == "deleted":
             outcomes.append(
@@ -391,22 +390,23 @@ def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome], indexed_ms: dict[s
     """Bring the indexes in line with a sweep, one round trip: deleted and vanished chats
     leave their members' lists and the activity index; chats found active get their real
     activity back in the index so they stop being nominated."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for outcome in outcomes:
         if outcome.status == "active":
-            pipe.zadd(keys.activity(), {outcome.chat_id: outcome.last_activity_ms}, gt=True)
+            batch.command("ZADD", keys.activity(), "GT", outcome.last_activity_ms, outcome.chat_id)
             continue
         for user_id in outcome.member_ids:
-            _zrem_if_at_most(
+            batch.script(
+                _zrem_if_at_most,
                 keys=[keys.user_chats(user_id)],
                 args=[outcome.chat_id, outcome.version],
-                client=pipe,
             )
-        _zrem_if_at_most(
-            keys=[keys.activity()], args=[outcome.chat_id, indexed_ms[outcome.chat_id]], client=pipe
+        batch.script(
+            _zrem_if_at_most,
+            keys=[keys.activity()],
+            args=[outcome.chat_id, indexed_ms[outcome.chat_id]],
         )
-    if len(pipe):  # a Pipeline is always truthy
-        pipe.execute()
+    batch.execute()
 
 
 # --- Orphans: chats and users the database no longer has, indexes lost ---------------------------
@@ -426,23 +426,16 @@ class ChatState:
 def scan_ids(pattern: str, batch: int) -> Iterator[list[str]]:
     """Names of the keys matching `pattern`, a page at a time (SCAN MATCH COUNT: each call is
     bounded; a key may come twice, so what is done with a page must be idempotent)."""
-    client = get_redis()
-    cursor = 0
-    while True:
-        cursor, found = client.scan(cursor=cursor, match=pattern, count=batch)
-        if found:
-            yield [_text(key) for key in found]
-        if cursor == 0:
-            return
+    return scan_pages(pattern, batch)
 
 
 def chat_states(chat_ids: Sequence[str]) -> list[ChatState]:
     """Kind, membership version, activity and members of each chat, one round trip."""
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id in chat_ids:
-        pipe.hmget(keys.meta(chat_id), "kind", "mver", "last_ms")
-        pipe.zrange(keys.members(chat_id), 0, -1)
-    replies = pipe.execute()
+        batch.command("HMGET", keys.meta(chat_id), "kind", "mver", "last_ms")
+        batch.command("ZRANGE", keys.members(chat_id), 0, -1)
+    replies = batch.execute()
     states = []
     for i, chat_id in enumerate(chat_ids):
         (kind, version, last_ms), members = replies[2 * i], replies[2 * i + 1]
@@ -464,14 +457,14 @@ def restore_index_entries(states: Sequence[ChatState]) -> int:
 
     A member who leaves meanwhile may get a stale entry back: readers skip and drop it.
     """
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for state in states:
         if state.last_activity_ms is None:
             continue
-        pipe.zadd(keys.activity(), {state.chat_id: state.last_activity_ms}, nx=True)
+        batch.command("ZADD", keys.activity(), "NX", state.last_activity_ms, state.chat_id)
         for user_id in state.member_ids:
-            pipe.zadd(keys.user_chats(user_id), {state.chat_id: state.version}, gt=True)
-    return sum(int(added) for added in pipe.execute()) if len(pipe) else 0
+            batch.command("ZADD", keys.user_chats(user_id), "GT", state.version, state.chat_id)
+    return sum(int(added) for added in batch.execute())
 
 
 def drop_orphans(chats: Sequence[tuple[str, bool]]) -> int:
@@ -479,10 +472,10 @@ def drop_orphans(chats: Sequence[tuple[str, bool]]) -> int:
     chats that exist are left alone. Returns how many keys were removed."""
     if not chats:
         return 0
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for chat_id, with_sequence in chats:
-        _drop_orphan(keys=keys.chat_keys(chat_id), args=[int(with_sequence)], client=pipe)
-    return sum(max(int(removed), 0) for removed in pipe.execute())
+        batch.script(_drop_orphan, keys=keys.chat_keys(chat_id), args=[int(with_sequence)])
+    return sum(max(int(removed), 0) for removed in batch.execute())
 
 
 def forget_user(user_id: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from config import timestamps
+from config import metrics, timestamps
 
 from . import store
 from .domain import InboxPage, UnreadSummary
@@ -28,6 +28,7 @@ def inbox_page(
 
     Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS.
     """
+    metrics.POLLS.labels("list").inc()
     now = timestamps.now_ms()
     if since is None:
         since = store.cursor_at(now - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000)
@@ -44,6 +45,7 @@ def inbox_page(
 
 def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummary:
     """The unread count and the newest unread notifications (newest first)."""
+    metrics.POLLS.labels("unread").inc()
     return store.latest_unread(
         warehouse_id=warehouse_id,
         user_id=user.pk,

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from config import timestamps
+from config import metrics, timestamps
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
@@ -132,6 +132,8 @@ def publish(
         expires_at_ms=created + ttl * 1000,
     )
     cursor, subscribers = _deliver(notification, message_type_id=message_type.pk)
+    metrics.PUBLISHES.labels(message_type.code).inc()
+    metrics.DELIVERIES.inc(len(subscribers))
     return PublishResult(
         id=notification.id,
         recipients=len(subscribers),

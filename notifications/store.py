@@ -15,7 +15,8 @@ from subscriptions.store import token_count
 from . import keys
 from .domain import InboxItem, InboxPage, MarkReadResult, Notification, UnreadSummary
 
-_publish = LuaScript.beside(__file__, "publish")
+# replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
+_publish = LuaScript.beside(__file__, "publish", replicated=True)
 _inbox = LuaScript.beside(__file__, "inbox")
 _expire = LuaScript.beside(__file__, "expire")
 _prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")

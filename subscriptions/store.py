@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import NamedTuple
 
-from config.redis import LuaScript, get_redis
+from config.redis import Batch, LuaScript
 
 from . import keys
 
@@ -57,10 +57,10 @@ def take_versions(pairs: Iterable[Pair]) -> dict[Pair, int]:
     pairs = list(pairs)
     if not pairs:
         return {}
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for pair in pairs:
-        pipe.incr(keys.subscribers_version(*pair))
-    return {pair: int(v) for pair, v in zip(pairs, pipe.execute(), strict=True)}
+        batch.command("INCR", keys.subscribers_version(*pair))
+    return {pair: int(v) for pair, v in zip(pairs, batch.execute(), strict=True)}
 
 
 def replace_subscribers(
@@ -68,7 +68,8 @@ def replace_subscribers(
 ) -> dict[Pair, Outcome]:
     """Make each pair's set exactly `desired[pair]`, unless a later version is on its way.
 
-    One script call per warehouse (its keys share one hash slot), all in one round trip:
+    One script call per warehouse (its keys share one hash slot), all in one round trip (one per
+    master on a cluster):
     readers never see a half-built set, and an empty set still gets its token.
     """
     by_warehouse: dict[int, list[Pair]] = defaultdict(list)
@@ -76,7 +77,7 @@ def replace_subscribers(
         by_warehouse[pair.warehouse_id].append(pair)
     if not by_warehouse:
         return {}
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for warehouse_id, pairs in by_warehouse.items():
         script_keys: list[str] = []
         args: list[object] = []
@@ -88,9 +89,9 @@ def replace_subscribers(
                 keys.subscribers_version(warehouse_id, pair.message_type_id),
             ]
             args += [versions[pair], new_token(len(members)), len(members), *members]
-        _write_subscribers(keys=script_keys, args=args, client=pipe)
+        batch.script(_write_subscribers, keys=script_keys, args=args)
     outcomes: dict[Pair, Outcome] = {}
-    for pairs, reply in zip(by_warehouse.values(), pipe.execute(), strict=True):
+    for pairs, reply in zip(by_warehouse.values(), batch.execute(), strict=True):
         outcomes.update(zip(pairs, (Outcome(int(o)) for o in reply), strict=True))
     return outcomes
 
@@ -98,11 +99,11 @@ def replace_subscribers(
 def read_mirror(pairs: Iterable[Pair]) -> dict[Pair, Mirrored]:
     """Each pair's members and token as Redis holds them, in one pipelined round trip."""
     pairs = list(pairs)
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for pair in pairs:
-        pipe.smembers(keys.subscribers(*pair))
-        pipe.get(keys.subscribers_token(*pair))
-    replies = pipe.execute()
+        batch.command("SMEMBERS", keys.subscribers(*pair))
+        batch.command("GET", keys.subscribers_token(*pair))
+    replies = batch.execute()
     return {
         pair: Mirrored(
             members={m.decode() for m in replies[2 * i]},

@@ -8,40 +8,68 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, User
 from redis import Redis
+from redis.cluster import RedisCluster
 from rest_framework.test import APIClient
 
 from config.embedded_redis import EmbeddedRedis
 from config.redis import get_redis
 from subscriptions.models import MessageType, Warehouse
+from tests.settings import REDIS_CLUSTER_UNDER_TEST as CLUSTER
+from tests.settings import REDIS_SERVER
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the cluster, skip what is about the one plain server: tests that stop it by hand,
+    count its round trips or read its stats, and those marked `single_redis` (outages go
+    through `redis_down`, which works on both)."""
+    if CLUSTER is None:
+        return
+    skip = pytest.mark.skip(reason="single Redis server only (stops or measures the one server)")
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if {"redis_server", "round_trips"} & fixtures or item.get_closest_marker("single_redis"):
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
 def redis_server() -> EmbeddedRedis:
-    from tests.settings import REDIS_SERVER
-
+    """The plain Redis server (on the cluster pass it holds only the broker and the cache)."""
     return REDIS_SERVER
 
 
+def _bring_redis_back() -> None:
+    if CLUSTER is not None:
+        if not all(node.running for node in CLUSTER.nodes):
+            CLUSTER.restart()
+    elif REDIS_SERVER.process.poll() is not None:  # a test stopped it: bring it back
+        REDIS_SERVER.restart()
+
+
 @pytest.fixture(autouse=True)
-def redis(redis_server: EmbeddedRedis) -> Iterator[Redis]:
-    """The real Redis the code under test uses, emptied before every test."""
-    if redis_server.process.poll() is not None:  # a test stopped it: bring it back
-        redis_server.restart()
+def redis() -> Iterator[Redis | RedisCluster]:
+    """The real Redis the code under test uses, emptied before every test (every master of
+    the cluster on the `--redis-cluster` pass)."""
+    _bring_redis_back()
     client = get_redis()
-    client.flushdb()
+    if isinstance(client, RedisCluster):
+        client.flushdb(target_nodes=RedisCluster.PRIMARIES)
+    else:
+        client.flushdb()
     yield client
-    if redis_server.process.poll() is not None:
-        redis_server.restart()
+    _bring_redis_back()
 
 
 @pytest.fixture
-def redis_down(redis_server: EmbeddedRedis) -> Iterator[None]:
-    """Redis is unreachable for the duration of the test."""
-    redis_server.stop()
+def redis_down() -> Iterator[None]:
+    """Redis is unreachable for the duration of the test (every node of the cluster)."""
+    if CLUSTER is not None:
+        CLUSTER.stop_nodes()
+    else:
+        REDIS_SERVER.stop()
     try:
         yield
     finally:
-        redis_server.restart()
+        _bring_redis_back()
 
 
 @pytest.fixture

@@ -2,16 +2,34 @@
 
 pytest-django imports settings before any conftest runs, so the server starts here, once per
 test process (each xdist worker gets its own), on a free port; it stops when the process exits.
+
+With `pytest --redis-cluster` (tests/redis_option.py) the product's data goes to a real
+3-master Redis Cluster started here as well, and the plain server holds the Celery broker and
+the cache, as in production.
 """
 
 import atexit
 import os
 
 from config import embedded_redis
+from tests.redis_option import CLUSTER_ENV, CONTROLLER_ENV
 
 REDIS_SERVER = embedded_redis.start()
 atexit.register(REDIS_SERVER.stop)
-os.environ["REDIS_URL"] = REDIS_SERVER.url
+REDIS_CLUSTER_UNDER_TEST = None
+if not os.environ.get(CLUSTER_ENV):
+    os.environ["REDIS_URL"] = REDIS_SERVER.url
+elif os.environ.get(CONTROLLER_ENV) == str(os.getpid()):
+    # The xdist controller runs no test: a placeholder address, never connected to.
+    os.environ["REDIS_URL"] = "redis+cluster://127.0.0.1:1"
+    os.environ["CELERY_BROKER_URL"] = REDIS_SERVER.url
+else:
+    from config import embedded_cluster
+
+    REDIS_CLUSTER_UNDER_TEST = embedded_cluster.start_cluster(masters=3)
+    atexit.register(REDIS_CLUSTER_UNDER_TEST.stop)
+    os.environ["REDIS_URL"] = REDIS_CLUSTER_UNDER_TEST.url
+    os.environ["CELERY_BROKER_URL"] = REDIS_SERVER.url
 os.environ.setdefault("SECRET_KEY", "test-only-secret")
 
 from config.settings import *  # noqa: E402,F403

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 
-from config.redis import LuaScript, get_redis
+from config.redis import Batch, LuaScript, get_redis
 from notifications import keys
 
 _dedup = LuaScript.beside(__file__, "dedup")
@@ -28,9 +28,10 @@ def claim_due(
     warehouse_ids = list(keys_by_warehouse)
     if not warehouse_ids:
         return {}
-    pipe = get_redis().pipeline(transaction=False)
+    batch = Batch()
     for warehouse_id in warehouse_ids:
-        _dedup(
+        batch.script(
+            _dedup,
             keys=[keys.rule_sent(warehouse_id, rule_id)],
             args=[
                 now_ms,
@@ -38,9 +39,8 @@ def claim_due(
                 abandoned_seconds * 1000,
                 *keys_by_warehouse[warehouse_id],
             ],
-            client=pipe,
         )
-    replies = pipe.execute()
+    replies = batch.execute()
     return {
         warehouse_id: {_text(k) for k in reply}
         for warehouse_id, reply in zip(warehouse_ids, replies, strict=True)

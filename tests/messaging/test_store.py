@@ -110,6 +110,7 @@ def test_chat_list_costs_a_fixed_number_of_round_trips(alice, bob, group, redis,
     assert round_trips["n"] == 3
 
 
+@pytest.mark.single_redis  # reads one server's command stats
 def test_scripts_are_registered_once_and_run_by_sha(alice, bob, group, redis):
     group(alice, bob)
     redis.config_resetstat()

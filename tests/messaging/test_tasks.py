@@ -44,6 +44,7 @@ def test_beat_runs_both_retention_tasks():
 # --- Old messages -------------------------------------------------------------------------------
 
 
+@pytest.mark.single_redis  # reads one server's command stats
 def test_messages_older_than_retention_are_removed_in_batches(
     alice, bob, group, send, clock, stored_ids, settings, redis
 ):

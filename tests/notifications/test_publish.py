@@ -87,6 +87,7 @@ def test_a_removed_subscriber_receives_nothing_more(warehouse, rep_notice, alice
     assert len(inbox_page(user=alice, warehouse_id=warehouse.pk).items) == 1
 
 
+@pytest.mark.single_redis  # reads one server's command stats
 def test_steady_state_publish_is_one_round_trip(redis, replenishers, send):
     send()  # warms this process's subscriber cache
     before = _evalsha_calls(redis)

@@ -1,0 +1,23 @@
+"""Marks every beat entry so its task runs once per tick however many beats send it
+(see config/beat.py). Kept apart so that settings can import it without importing Celery."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# The message header carrying the entry's interval in seconds (beat-sent messages only).
+TICK_HEADER = "wms_tick_seconds"
+
+
+def once_per_tick(schedule: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The beat schedule with each entry's messages carrying TICK_HEADER (same task, timing)."""
+    marked = {}
+    for name, entry in schedule.items():
+        interval = entry["schedule"]
+        if isinstance(interval, bool) or not isinstance(interval, int | float):
+            raise TypeError(f"Beat entry {name!r}: only intervals in seconds can be guarded")
+        options = dict(entry.get("options", {}))
+        options["headers"] = {**options.get("headers", {}), TICK_HEADER: float(interval)}
+        marked[name] = {**entry, "options": options}
+    return marked

@@ -1,0 +1,83 @@
+"""Operational endpoints: `/healthz` for load balancers and `/metrics` for Prometheus.
+
+Plain Django views (not DRF): no authentication, no throttle, no session; each is cheap.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+
+from django.conf import settings
+from django.db import connections
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
+from redis.cluster import RedisCluster
+
+from config.redis import REDIS_UNAVAILABLE, get_redis
+
+logger = logging.getLogger(__name__)
+
+
+def _check_database() -> str:
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return "ok"
+
+
+def _check_redis() -> str:
+    client = get_redis()
+    if isinstance(client, RedisCluster):
+        # Every master: a shard that is down makes its warehouses' requests fail.
+        client.ping(target_nodes=RedisCluster.PRIMARIES)
+    else:
+        client.ping()
+    return "ok"
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database and Redis answer, else 503; the JSON says which failed."""
+    checks: dict[str, str] = {}
+    for name, check in (("database", _check_database), ("redis", _check_redis)):
+        try:
+            checks[name] = check()
+        except Exception as exc:  # any failure is an answer here, never a 500
+            if not isinstance(exc, REDIS_UNAVAILABLE):
+                logger.warning("Health check %s failed: %r", name, exc)
+            checks[name] = f"error: {type(exc).__name__}"
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", "checks": checks},
+        status=200 if healthy else 503,
+    )
+
+
+@never_cache
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus text format; all processes of the host when PROMETHEUS_MULTIPROC_DIR is set.
+
+    With METRICS_TOKEN set, scrapers must send `Authorization: Bearer <token>`.
+    """
+    token = settings.METRICS_TOKEN
+    if token:
+        sent = request.headers.get("Authorization", "")
+        if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+            return HttpResponse("Unauthorized\n", status=401, content_type="text/plain")
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
