@@ -5,16 +5,23 @@
 -- removes them. Read marks are per user, scored by the notification's expiry so the sweep can
 -- drop them by score.
 --
+-- Unread means: not read by me and still open (flags hash; see lua/lifecycle.lua). Inboxes hold
+-- a notification's first cursor (its slot); a change of status gives it a new cursor in the
+-- changes zset, and a list merges both, so a changed notification comes again after `since`,
+-- with its new cursor and state, read or not.
+--
 -- KEYS[1] contents hash   KEYS[2] expiry zset   KEYS[3] the user's read marks zset
 -- KEYS[4] ids hash        KEYS[5] readers set (user ids having read marks)
--- KEYS[6..] the inboxes the user sees: their own, then one per role
+-- KEYS[6] flags hash      KEYS[7] states hash   KEYS[8] changes zset
+-- KEYS[9..] the inboxes the user sees: their own, then one per role
 -- ARGV[1] operation: "list", "latest" or "read"
 -- ARGV[2] now, ms since the epoch   ARGV[3] user id
 -- list:   ARGV[4] since (exclusive cursor)  ARGV[5] limit  ARGV[6] "1" to include read ones
 -- latest: ARGV[4] how many
 -- read:   ARGV[4] "all" or "ids"  ARGV[5..] notification ids (UUIDs)
 -- Returns {unread count, next_since (list) | marked (read) | 0 (latest),
---          then for each item: cursor, content JSON, read flag (1/0)}
+--          unread info, unread warning, unread critical,
+--          then for each item: cursor, content JSON, read flag (1/0), state JSON or false}
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -28,7 +35,7 @@ end
 
 -- Every cursor the user can see, once, oldest first. One non-empty inbox is already in order.
 local lists = {}
-for i = 6, #KEYS do
+for i = 9, #KEYS do
   local members = redis.call('ZRANGE', KEYS[i], 0, -1)
   if #members > 0 then lists[#lists + 1] = members end
 end
@@ -88,30 +95,70 @@ if op == 'read' then
   end
 end
 
-local unread = 0
+-- Of those not read by me, the open ones are unread; their flags also give the severity.
+-- Missing flags (published before the lifecycle existed) mean open and info.
+local candidates = {}
 for _, c in ipairs(cursors) do
-  if live[c] and not read[c] then
-    unread = unread + 1
+  if live[c] and not read[c] then candidates[#candidates + 1] = c end
+end
+local unread, severities = {}, {0, 0, 0}
+local count = 0
+for first = 1, #candidates, 1000 do
+  local chunk = {}
+  for i = first, math.min(first + 999, #candidates) do chunk[#chunk + 1] = candidates[i] end
+  local flags = redis.call('HMGET', KEYS[6], unpack(chunk))
+  for i, c in ipairs(chunk) do
+    local flag = flags[i] or 'o0'
+    if string.byte(flag, 1) == 111 then -- 'o': open
+      unread[c] = true
+      count = count + 1
+      local level = (tonumber(string.sub(flag, 2, 2)) or 0) + 1
+      severities[level] = severities[level] + 1
+    end
   end
 end
 
-local reply = {unread, 0}
-local function add(c)
-  reply[#reply + 1] = c
+local reply = {count, 0, severities[1], severities[2], severities[3]}
+local function add(c, cursor)
+  reply[#reply + 1] = cursor
   reply[#reply + 1] = redis.call('HGET', KEYS[1], c)
   reply[#reply + 1] = read[c] and 1 or 0
+  reply[#reply + 1] = redis.call('HGET', KEYS[7], c) or false
 end
 
 if op == 'list' then
   local since, limit, include_read = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
-  local next_since = ARGV[4]
-  local taken = 0
+  -- Changed after `since` (their new cursor is above it), in the order of their new cursors:
+  -- each comes with its new state whether read or not, so clients replace their copy.
+  local changed, moved = {}, {}
+  local after = redis.call('ZRANGEBYSCORE', KEYS[8], '(' .. ARGV[4], '+inf', 'WITHSCORES')
+  for i = 1, #after, 2 do
+    local c = after[i]
+    moved[c] = true
+    if visible[c] and live[c] then
+      changed[#changed + 1] = {c, string.format('%.0f', tonumber(after[i + 1]))}
+    end
+  end
+  -- Unchanged ones after `since`, by their first cursor; merged with the changed ones.
+  local plain = {}
   for _, c in ipairs(cursors) do
-    if taken >= limit then break end
-    if tonumber(c) > since and live[c] and (include_read or not read[c]) then
-      add(c)
-      taken = taken + 1
-      next_since = c
+    if not moved[c] and live[c] and tonumber(c) > since and (include_read or unread[c]) then
+      plain[#plain + 1] = c
+    end
+  end
+  local next_since = ARGV[4]
+  local i, j = 1, 1
+  for _ = 1, limit do
+    local a, b = plain[i], changed[j]
+    if a == nil and b == nil then break end
+    if b == nil or (a ~= nil and before(a, b[2])) then
+      add(a, a)
+      next_since = a
+      i = i + 1
+    else
+      add(b[1], b[2])
+      next_since = b[2]
+      j = j + 1
     end
   end
   reply[2] = next_since
@@ -120,8 +167,9 @@ elseif op == 'latest' then
   for i = #cursors, 1, -1 do
     if want <= 0 then break end
     local c = cursors[i]
-    if live[c] and not read[c] then
-      add(c)
+    if unread[c] then
+      local changed = redis.call('ZSCORE', KEYS[8], c)
+      add(c, changed and string.format('%.0f', tonumber(changed)) or c)
       want = want - 1
     end
   end
