@@ -4,7 +4,7 @@ import logging
 
 from celery import shared_task
 
-from . import services
+from . import lifecycle, services
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +20,15 @@ def expire_notifications() -> dict[str, int]:
         "inbox_entries": report.inbox_entries,
         "read_marks": report.read_marks,
     }
+
+
+@shared_task
+def escalate_notifications() -> int:
+    """Escalate open notifications whose time has come (Celery beat, every 15 s by default)."""
+    escalated = lifecycle.escalate_all()
+    if escalated:
+        logger.info("Escalated %d notifications", escalated)
+    return escalated
 
 
 # The rules task lives in notifications.rules; importing it here lets autodiscovery find it.

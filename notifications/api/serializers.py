@@ -10,7 +10,7 @@ from rest_framework import serializers
 from config.timestamps import iso_ms
 from subscriptions.models import Warehouse
 
-from ..domain import InboxItem, Severity, Status
+from ..domain import Event, HistoryEntry, InboxItem, Severity, Status
 
 # Cursors are integers below 2**53 (see lua/publish.lua).
 MAX_CURSOR = 2**53
@@ -172,3 +172,29 @@ class PublishOutput(serializers.Serializer):
     @extend_schema_field(OpenApiTypes.DATETIME)
     def get_created_at(self, result) -> str:
         return iso_ms(result.created_at_ms)
+
+
+class LifecycleInput(WarehouseQuery):
+    """Body of claim, release and resolve: the warehouse the notification is in."""
+
+
+class DetailOutput(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class ConflictOutput(DetailOutput):
+    claimed_by = ActorOutput(allow_null=True, help_text="Who holds it (null: nobody).")
+
+
+class HistoryEntryOutput(serializers.Serializer):
+    event = serializers.ChoiceField(choices=[e.value for e in Event])
+    at = serializers.SerializerMethodField()
+    by = ActorOutput(allow_null=True, help_text="null: the system (or the publisher).")
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_at(self, entry: HistoryEntry) -> str:
+        return iso_ms(entry.at_ms)
+
+
+class HistoryOutput(serializers.Serializer):
+    results = HistoryEntryOutput(many=True)

@@ -24,7 +24,7 @@
 -- ARGV[6] report retention, ms                 ARGV[7] most samples kept per duration list
 -- escalate:  ARGV[8] the escalation role's subscriber id ("r:<id>", "" for none)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
--- Returns {code, cursor, content JSON, state JSON or false, extra}:
+-- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
 --   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
@@ -69,8 +69,9 @@ local function cursor_of(slot)
 end
 
 local function reply(code, slot, cursor, extra)
+  local read = redis.call('ZSCORE', KEYS[14], slot) and 1 or 0
   return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
-          redis.call('HGET', KEYS[7], slot) or false, extra or false}
+          redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
 end
 
 -- Writes the new state, gives the notification a new cursor and records the event.
