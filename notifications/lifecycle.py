@@ -113,7 +113,7 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
     return answer.changed
 
 
-def reraise(*, warehouse_id: int, notification_id: str) -> InboxItem | None:
+def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
     """Raise a still open (or claimed) alert again: occurrences + 1, unread again for everyone,
     a new cursor. None when it is resolved or gone, and a new notification is due instead."""
     answer = lifecycle_store.reraise(
@@ -121,7 +121,7 @@ def reraise(*, warehouse_id: int, notification_id: str) -> InboxItem | None:
         notification_id=str(notification_id),
         now_ms=timestamps.now_ms(),
     )
-    return answer.item if answer.changed else None
+    return answer if answer.changed else None
 
 
 # --- Escalation (Celery beat) ----------------------------------------------------------------

@@ -33,6 +33,7 @@ class Outcome(StrEnum):
 class Answer:
     outcome: Outcome
     item: InboxItem | None = None  # None when MISSING
+    inboxes: int = 0  # reraise: how many inboxes it is in
 
     @property
     def changed(self) -> bool:
@@ -159,7 +160,10 @@ def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: i
             extra_args=readers,
         )
         if _text(reply[0]) != "readers":
-            return _answer(reply)
+            answer = _answer(reply)
+            if answer.changed:
+                return Answer(answer.outcome, answer.item, inboxes=int(reply[4]))
+            return answer
         readers = [_text(m) for m in reply[1:]]
     raise StaleReaders(f"Readers of warehouse {warehouse_id} changed {attempts} times.")
 

@@ -29,6 +29,7 @@
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
 --   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
 --   history: extra = the events after publishing, comma-separated JSON objects.
+--   reraise: extra = how many inboxes it is in (from its route).
 --   reraise: {"readers", user id, ...} when the readers set differs from ARGV[8..]: retry.
 
 local op = ARGV[1]
@@ -194,7 +195,8 @@ if op == 'reraise' then
   end
   for i = 16, #KEYS do redis.call('ZREM', KEYS[i], slot) end
   state.occurrences = (state.occurrences or 1) + 1
-  return reply('ok', slot, save(slot, state, 'reraised'))
+  local _, words = string.gsub(redis.call('HGET', KEYS[4], slot) or '', '%S+', '')
+  return reply('ok', slot, save(slot, state, 'reraised'), math.max(words - 1, 0))
 end
 
 return redis.error_reply('ERR unknown lifecycle operation ' .. tostring(op))

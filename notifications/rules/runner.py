@@ -14,9 +14,10 @@ from django.conf import settings
 
 from config.redis import REDIS_UNAVAILABLE
 from config.timestamps import ms_to_datetime, now_ms
-from notifications.services import PublishError, publish
+from notifications.services import PublishError
 from subscriptions.models import Warehouse
 
+from . import alerts as alerts_lifecycle
 from . import sql, store
 from .base import Alert, Rule, registry
 from .domain import AlertOutcome, AlertStatus, RuleInfo, RuleKind, RuleRun
@@ -250,6 +251,7 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
         abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
         keys_by_warehouse=wanted,
     )
+    alerts_lifecycle.resolve_cleared(info, wanted)
     outcomes = []
     sent: dict[int, list[str]] = defaultdict(list)
     failed: dict[int, list[str]] = defaultdict(list)
@@ -259,14 +261,7 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
                 outcomes.append(AlertOutcome(alert, AlertStatus.DUPLICATE))
                 continue
             try:
-                result = publish(
-                    message_type=info.message_type,
-                    warehouse=alert.warehouse_id,
-                    title=alert.title,
-                    body=alert.body,
-                    data=alert.data,
-                    ttl_seconds=alert.ttl_seconds,
-                )
+                result = alerts_lifecycle.raise_alert(info, alert)
             except REDIS_UNAVAILABLE:
                 raise  # the rest would fail too; their claims lapse and are sent next time
             except Exception as exc:
