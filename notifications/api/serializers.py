@@ -198,3 +198,37 @@ class HistoryEntryOutput(serializers.Serializer):
 
 class HistoryOutput(serializers.Serializer):
     results = HistoryEntryOutput(many=True)
+
+
+class ReportQuery(serializers.Serializer):
+    days = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.ALERT_REPORT_RETENTION_DAYS,
+        default=7,
+        help_text="The last N UTC days, today included.",
+    )
+
+
+class SpreadOutput(serializers.Serializer):
+    median = serializers.FloatField(help_text="Seconds.")
+    p90 = serializers.FloatField(help_text="Seconds: 90% took at most this long.")
+    samples = serializers.IntegerField()
+
+
+class ReportRowOutput(serializers.Serializer):
+    warehouse = serializers.IntegerField(source="warehouse_id")
+    warehouse_code = serializers.CharField()
+    message_type = serializers.CharField()
+    published = serializers.IntegerField()
+    claimed = serializers.IntegerField()
+    resolved = serializers.IntegerField()
+    escalated = serializers.IntegerField()
+    time_to_claim = SpreadOutput(allow_null=True, help_text="From publishing to the first claim.")
+    time_to_resolve = SpreadOutput(allow_null=True, help_text="From publishing to resolving.")
+
+
+class AlertReportOutput(serializers.Serializer):
+    days = serializers.IntegerField()
+    first_day = serializers.DateField()
+    last_day = serializers.DateField()
+    results = ReportRowOutput(many=True, source="rows")

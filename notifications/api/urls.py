@@ -23,6 +23,7 @@ urlpatterns = [
         views.ResolveView.as_view(),
         name="notification-resolve",
     ),
+    path("reports/alerts/", views.AlertReportView.as_view(), name="alert-report"),
     path(
         "notifications/<uuid:notification_id>/history/",
         views.HistoryView.as_view(),

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from rest_framework_xml.parsers import XMLParser
 from rest_framework_xml.renderers import XMLRenderer
 
-from .. import lifecycle, selectors, services
+from .. import lifecycle, reports, selectors, services
 from . import serializers as s
 
 
@@ -204,3 +204,21 @@ class HistoryView(NotificationAPIView):
         if events is None:
             raise NotFound("No such notification here (or it has expired).")
         return Response(s.HistoryOutput({"results": events}).data)
+
+
+class AlertReportView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[s.ReportQuery],
+        responses={200: s.AlertReportOutput, 403: s.DetailOutput},
+        summary="Alerts per warehouse and message type: counts, time to claim and to resolve",
+        description="Staff only. Counts of alerts published, claimed, resolved and escalated "
+        "over the last `days` UTC days, and the median and 90th percentile of the time from "
+        "publishing to the first claim and to resolving.",
+    )
+    def get(self, request: Request) -> Response:
+        query = s.ReportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        report = reports.alert_report(days=query.validated_data["days"])
+        return Response(s.AlertReportOutput(report).data)
