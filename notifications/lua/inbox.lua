@@ -60,12 +60,8 @@ end
 local expired, read = {}, {}
 for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do expired[c] = true end
 for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do read[c] = true end
-local live = {}
-for _, c in ipairs(cursors) do
-  -- The sweep removes a notification's inbox entries before its expiry index entry, so a
-  -- visible cursor is either in the expired range or live.
-  live[c] = not expired[c]
-end
+-- The sweep removes a notification's inbox entries before its expiry index entry, so a
+-- visible cursor is either in the expired range or live.
 local second = 0
 if op == 'read' then
   local wanted = {}
@@ -84,7 +80,7 @@ if op == 'read' then
     end
   end
   for i, c in ipairs(wanted) do
-    if live[c] and not read[c] then
+    if not expired[c] and not read[c] then
       redis.call('ZADD', KEYS[3], redis.call('ZSCORE', KEYS[2], c), c)
       read[c] = true
       second = second + 1
@@ -95,25 +91,27 @@ if op == 'read' then
   end
 end
 
--- Of those not read by me, the open ones are unread; their flags also give the severity.
--- Missing flags (published before the lifecycle existed) mean open and info.
-local candidates = {}
-for _, c in ipairs(cursors) do
-  if live[c] and not read[c] then candidates[#candidates + 1] = c end
-end
+-- Of the live ones not read by me, the open ones are unread; their flags also give the
+-- severity ("o0": open info, ...: see keys.flags). Missing flags (published before the
+-- lifecycle existed) mean open and info. unread[c] is the severity's index in `severities`.
 local unread, severities = {}, {0, 0, 0}
 local count = 0
-for first = 1, #candidates, 1000 do
-  local chunk = {}
-  for i = first, math.min(first + 999, #candidates) do chunk[#chunk + 1] = candidates[i] end
-  local flags = redis.call('HMGET', KEYS[6], unpack(chunk))
-  for i, c in ipairs(chunk) do
-    local flag = flags[i] or 'o0'
-    if string.byte(flag, 1) == 111 then -- 'o': open
-      unread[c] = true
-      count = count + 1
-      local level = (tonumber(string.sub(flag, 2, 2)) or 0) + 1
-      severities[level] = severities[level] + 1
+for first = 1, #cursors, 4000 do
+  local last = math.min(first + 3999, #cursors)
+  local flags = redis.call('HMGET', KEYS[6], unpack(cursors, first, last))
+  for i = first, last do
+    local c = cursors[i]
+    if not expired[c] and not read[c] then
+      local flag = flags[i - first + 1]
+      local level = 1
+      if flag then
+        level = string.byte(flag, 1) == 111 and string.byte(flag, 2) - 47 -- 'o': open; '0' -> 1
+      end
+      if level then
+        unread[c] = level
+        count = count + 1
+        severities[level] = severities[level] + 1
+      end
     end
   end
 end
@@ -135,26 +133,31 @@ if op == 'list' then
   for i = 1, #after, 2 do
     local c = after[i]
     moved[c] = true
-    if visible[c] and live[c] then
+    if visible[c] and not expired[c] then
       changed[#changed + 1] = {c, string.format('%.0f', tonumber(after[i + 1]))}
     end
   end
-  -- Unchanged ones after `since`, by their first cursor; merged with the changed ones.
-  local plain = {}
-  for _, c in ipairs(cursors) do
-    if not moved[c] and live[c] and tonumber(c) > since and (include_read or unread[c]) then
-      plain[#plain + 1] = c
+  -- Unchanged ones after `since`, by their first cursor, merged with the changed ones; the
+  -- walk stops at `limit`.
+  local function plain_after(from)
+    for k = from, #cursors do
+      local c = cursors[k]
+      if not moved[c] and not expired[c] and (include_read or unread[c]) and tonumber(c) > since then
+        return k, c
+      end
     end
+    return #cursors + 1, nil
   end
   local next_since = ARGV[4]
-  local i, j = 1, 1
+  local i, a = plain_after(1)
+  local j = 1
   for _ = 1, limit do
-    local a, b = plain[i], changed[j]
+    local b = changed[j]
     if a == nil and b == nil then break end
     if b == nil or (a ~= nil and before(a, b[2])) then
       add(a, a)
       next_since = a
-      i = i + 1
+      i, a = plain_after(i + 1)
     else
       add(b[1], b[2])
       next_since = b[2]

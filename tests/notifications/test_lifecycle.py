@@ -351,3 +351,17 @@ def test_the_beat_task_escalates_what_is_due(warehouse, crew, supervisors, send,
 
     assert escalate_notifications.apply().get() == 1
     assert ids_of(inbox_page(user=supervisors, warehouse_id=warehouse.pk).items) == [note.id]
+
+
+def test_the_sweep_also_empties_the_escalation_roles_inbox(
+    warehouse, crew, supervisors, send, redis
+):
+    note = send(ttl_seconds=300)
+    lifecycle.escalate_warehouse(warehouse.pk, at_ms=note.created_at_ms + 120_000)
+    role_inbox = keys.inbox(warehouse.pk, f"r:{supervisors.groups.get().pk}")
+    assert redis.zcard(role_inbox) == 1
+
+    report = services.expire_warehouse(warehouse.pk, at_ms=note.created_at_ms + 301_000)
+
+    assert report.notifications == 1 and report.inbox_entries == 2  # the crew's and the role's
+    assert redis.zcard(role_inbox) == 0
