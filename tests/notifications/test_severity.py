@@ -120,3 +120,32 @@ def test_api_publish_takes_severity_and_key(client_for, make_user, warehouse, re
     (item,) = inbox_page(user=rita, warehouse_id=warehouse.pk).items
     assert (item.lifecycle.severity, item.notification.key) == ("critical", "A-01-03")
     assert refused.status_code == 400 and "severity" in refused.json()
+
+
+def test_the_admin_edits_severity_and_escalation(client, make_user, rep_notice, role):
+    client.force_login(make_user("boss", is_staff=True, is_superuser=True))
+
+    page = client.get(f"/admin/subscriptions/messagetype/{rep_notice.pk}/change/")
+    saved = client.post(
+        f"/admin/subscriptions/messagetype/{rep_notice.pk}/change/",
+        {
+            "code": "REP_NOTICE",
+            "name": "补货通知",
+            "description": "",
+            "is_active": "on",
+            "default_ttl_seconds": 3600,
+            "default_severity": "critical",
+            "escalate_after_seconds": 120,
+            "escalation_role": role.pk,
+        },
+    )
+    listing = client.get("/admin/subscriptions/messagetype/")
+
+    text = page.content.decode()
+    assert 'name="default_severity"' in text and 'name="escalate_after_seconds"' in text
+    assert "delivered to the escalation role" in text  # the help text
+    assert saved.status_code == 302
+    rep_notice.refresh_from_db()
+    assert (rep_notice.default_severity, rep_notice.escalate_after_seconds) == ("critical", 120)
+    assert rep_notice.escalation_role == role
+    assert "after 120 s to Replenishment" in listing.content.decode()
