@@ -118,7 +118,10 @@ def run(args: argparse.Namespace) -> None:
         f"sweep: {report} in {elapsed:.1f} s; slowest single Redis call "
         f"{max(sweep_us) / 1000:.2f} ms, p99 {_setup.percentile(sweep_us, 0.99) / 1000:.2f} ms"
     )
-    print(f"keys left: {redis.dbsize()} (the warehouse's cursor sequence and subscriber sets)")
+    print(
+        f"keys left: {redis.dbsize()} (the warehouse's cursor sequence, subscriber sets, and "
+        "today's report counts, which expire by themselves)"
+    )
 
 
 if __name__ == "__main__":

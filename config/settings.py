@@ -286,6 +286,27 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
+# --- Alert lifecycle (SPEC section 7) -------------------------------------------------
+# Beat looks for notifications due for escalation this often (the SPEC asks for 30 s at most),
+# escalating at most this many per Redis read per warehouse.
+NOTIFICATION_ESCALATION_SECONDS = env.float("NOTIFICATION_ESCALATION_SECONDS", default=15.0)
+NOTIFICATION_ESCALATION_BATCH = env.int("NOTIFICATION_ESCALATION_BATCH", default=100)
+# The managers' report keeps per-day counts and time-to-claim / time-to-resolve samples this
+# many days (the longest `days` the report accepts), at most this many samples per warehouse,
+# day and measure (counts stay exact beyond it).
+ALERT_REPORT_RETENTION_DAYS = env.int("ALERT_REPORT_RETENTION_DAYS", default=90)
+ALERT_REPORT_MAX_SAMPLES_PER_DAY = env.int("ALERT_REPORT_MAX_SAMPLES_PER_DAY", default=20000)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "escalate-notifications": {
+            "task": "notifications.tasks.escalate_notifications",
+            "schedule": NOTIFICATION_ESCALATION_SECONDS,
+            # A tick queued while no worker ran is dropped: the next one finds what is due.
+            "options": {"expires": NOTIFICATION_ESCALATION_SECONDS},
+        },
+    }
+)
+
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
 CHAT_MAX_MEMBERS = env.int("CHAT_MAX_MEMBERS", default=50)  # the creator included

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
 from inventory.demo import load_demo_inventory
-from subscriptions.models import MessageType, Subscription, Warehouse
+from subscriptions.models import MessageType, Severity, Subscription, Warehouse
 
 DEMO_PASSWORD = "demo12345"
 
@@ -26,6 +26,15 @@ MESSAGE_TYPES = [
     ("QC_ALERT", "质检提醒 Quality check", 24 * 3600, "Goods are waiting for a quality check."),
     ("SYS_NOTICE", "系统通知 System notice", 24 * 3600, "Announcements for everyone on site."),
 ]
+# A critical type that shows the alert lifecycle: the Replenishment role receives it, and one
+# nobody claimed or resolved within 2 minutes is escalated to the Supervisors.
+STOCK_OUT = (
+    "STOCK_OUT",
+    "缺货告警 Stock-out alert",
+    24 * 3600,
+    "A bin is far below zero: pickers are waiting. Claim it, refill it, resolve it.",
+)
+STOCK_OUT_ESCALATE_AFTER_SECONDS = 120
 ROLES = ["Replenishment", "Supervisors"]
 # username, first name, roles, is_staff
 USERS = [
@@ -57,6 +66,18 @@ def load_demo_data() -> list[DemoLogin]:
         for code, name, ttl, description in MESSAGE_TYPES
     }
     roles = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+    code, name, ttl, description = STOCK_OUT
+    types[code] = MessageType.objects.get_or_create(
+        code=code,
+        defaults={
+            "name": name,
+            "default_ttl_seconds": ttl,
+            "description": description,
+            "default_severity": Severity.CRITICAL,
+            "escalate_after_seconds": STOCK_OUT_ESCALATE_AFTER_SECONDS,
+            "escalation_role": roles["Supervisors"],
+        },
+    )[0]
     roles["Supervisors"].permissions.add(
         *Permission.objects.filter(codename="publish_notification")
     )
@@ -86,7 +107,8 @@ def load_demo_data() -> list[DemoLogin]:
             for wh in warehouses.values()
         ]
         + [
-            (types["SYS_NOTICE"], wh, {"role": roles["Replenishment"]})
+            (types[code], wh, {"role": roles["Replenishment"]})
+            for code in ("SYS_NOTICE", "STOCK_OUT")
             for wh in warehouses.values()
         ]
     )

@@ -32,3 +32,26 @@ class NegativeBinStock(Rule):
                 data={"bin": bin.code, "qty": bin.stock},
                 key=bin.code,  # one notice per bin while it stays negative
             )
+
+
+@register
+class BinStockOut(Rule):
+    """Bins far below zero: pickers are waiting. A critical STOCK_OUT that escalates to the
+    supervisors when nobody claims it in time (the alert lifecycle's demo)."""
+
+    name = "bin_stock_out"
+    message_type = "STOCK_OUT"
+    interval_seconds = 15
+    description = "Bin stock at or below -10 -> critical stock-out alert (escalates)"
+    threshold = -10
+
+    def alerts(self) -> Iterator[Alert]:
+        bins = Bin.objects.filter(stock__lte=self.threshold, warehouse__is_active=True)
+        for bin in bins.order_by("code"):
+            yield Alert(
+                warehouse=bin.warehouse_id,
+                title=f"Stock-out {bin.code}",
+                body=f"Stock is {bin.stock}: pickers are waiting at {bin.code}",
+                data={"bin": bin.code, "qty": bin.stock},
+                key=bin.code,
+            )

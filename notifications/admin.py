@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -16,11 +17,15 @@ from django.urls import path, reverse
 
 from subscriptions.models import Warehouse
 
+from . import reports
+from .models import AlertReport
 from .rules import runner
 from .rules.domain import RuleRun
 from .rules.models import SqlRule
 
 DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
+REPORT_TEMPLATE = "admin/notifications/alertreport/report.html"
+REPORT_DAY_CHOICES = (1, 7, 30)
 
 
 class LastRunFilter(admin.SimpleListFilter):
@@ -174,3 +179,43 @@ class SqlRuleAdmin(admin.ModelAdmin):
             "previews": previews,
         }
         return TemplateResponse(request, DRY_RUN_TEMPLATE, context)
+
+
+@admin.register(AlertReport)
+class AlertReportAdmin(admin.ModelAdmin):
+    """The same table as GET /api/v1/reports/alerts/, for staff, with a choice of period."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict | None = None
+    ) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            days = int(request.GET.get("days", "7"))
+        except ValueError:
+            days = 7
+        days = max(1, min(days, settings.ALERT_REPORT_RETENTION_DAYS))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Alerts of the last {days} day{'s' if days != 1 else ''}",
+            "opts": self.model._meta,
+            "report": reports.alert_report(days=days),
+            "day_choices": REPORT_DAY_CHOICES,
+            "days": days,
+        }
+        return TemplateResponse(request, REPORT_TEMPLATE, context)

@@ -5,14 +5,64 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from config.timestamps import ms_to_datetime
 
 
+class Severity(StrEnum):
+    """Same values as subscriptions.models.Severity; the order is the escalation ladder."""
+
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+    @property
+    def level(self) -> int:
+        """0, 1, 2: the digit the flags hash stores (see keys.flags)."""
+        return list(Severity).index(self)
+
+    @classmethod
+    def from_level(cls, level: int) -> Severity:
+        return list(Severity)[max(0, min(int(level), 2))]
+
+
+class Status(StrEnum):
+    OPEN = "open"
+    CLAIMED = "claimed"
+    RESOLVED = "resolved"
+
+
+class Event(StrEnum):
+    PUBLISHED = "published"
+    CLAIMED = "claimed"
+    RELEASED = "released"
+    RESOLVED = "resolved"
+    ESCALATED = "escalated"
+    RERAISED = "reraised"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A user as the lifecycle records them: id and username (kept even if renamed later)."""
+
+    id: int
+    username: str
+
+    @classmethod
+    def from_json(cls, value: Any) -> Actor | None:
+        if not isinstance(value, dict):
+            return None
+        return cls(id=int(value["id"]), username=str(value["username"]))
+
+
 @dataclass(frozen=True)
 class Notification:
-    """What is stored once per notification, however many inboxes it reaches."""
+    """What is stored once per notification, however many inboxes it reaches.
+
+    `severity` is the severity it was published with; the current one is in its Lifecycle.
+    """
 
     id: str
     message_type: str
@@ -22,6 +72,8 @@ class Notification:
     data: dict[str, Any]
     created_at_ms: int
     expires_at_ms: int
+    severity: str = Severity.INFO
+    key: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
@@ -32,12 +84,64 @@ class Notification:
 
 
 @dataclass(frozen=True)
+class Lifecycle:
+    """Where a notification stands: who is on it, whether it is done, how urgent it is now."""
+
+    status: Status = Status.OPEN
+    severity: Severity = Severity.INFO
+    claimed_by: Actor | None = None
+    claimed_at_ms: int | None = None
+    resolved_by: Actor | None = None
+    resolved_at_ms: int | None = None
+    escalated_at_ms: int | None = None
+    occurrences: int = 1
+
+    @classmethod
+    def initial(cls, notification: Notification) -> Lifecycle:
+        return cls(severity=Severity(notification.severity))
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> Lifecycle:
+        """The JSON lua/lifecycle.lua writes (unknown keys, e.g. first_claimed_at, ignored)."""
+        value = json.loads(raw)
+
+        def ms(name: str) -> int | None:
+            return None if value.get(name) is None else int(value[name])
+
+        return cls(
+            status=Status(value["status"]),
+            severity=Severity(value["severity"]),
+            claimed_by=Actor.from_json(value.get("claimed_by")),
+            claimed_at_ms=ms("claimed_at"),
+            resolved_by=Actor.from_json(value.get("resolved_by")),
+            resolved_at_ms=ms("resolved_at"),
+            escalated_at_ms=ms("escalated_at"),
+            occurrences=int(value.get("occurrences") or 1),
+        )
+
+
+@dataclass(frozen=True)
 class InboxItem:
-    """A notification as one user sees it: with its cursor and the user's own read state."""
+    """A notification as one user sees it: with its cursor, lifecycle and the user's read state.
+
+    `cursor` is the latest: a change of status gives the notification a new, higher one.
+    """
 
     notification: Notification
     cursor: int
     read: bool
+    state: Lifecycle | None = None  # None: never changed since publishing
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        return self.state if self.state is not None else Lifecycle.initial(self.notification)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    event: Event
+    at_ms: int
+    by: Actor | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +155,7 @@ class InboxPage:
 class UnreadSummary:
     unread_count: int
     latest: list[InboxItem] = field(default_factory=list)
+    by_severity: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Severity, 0))
 
 
 @dataclass(frozen=True)
@@ -67,6 +172,9 @@ class PublishResult:
     created_at_ms: int
     # The inboxes it reached ("u:<id>", "r:<id>"): rules check them against the database.
     subscribers: tuple[str, ...] = ()
+    # True when a rule's reminder raised the same notification again (in the inboxes it
+    # reached when first published) instead of publishing a new one.
+    reraised: bool = False
 
     @property
     def created_at(self) -> datetime:

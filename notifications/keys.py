@@ -54,6 +54,52 @@ def readers(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:readers"
 
 
+# --- The alert lifecycle (SPEC section 7) -------------------------------------------------------
+# A notification keeps the cursor it was published with as its identity in every key above
+# (its "slot"); a change of status gives it a new cursor through `changes` instead, so a status
+# change touches only these per-warehouse keys, never the inboxes.
+
+
+def flags(warehouse_id: int) -> str:
+    """Hash slot -> status letter and severity digit ("o0": open info, "c2": claimed critical,
+    "r1": resolved warning): what a poll needs to count unread ones by severity."""
+    return f"{warehouse_prefix(warehouse_id)}:flags"
+
+
+def states(warehouse_id: int) -> str:
+    """Hash slot -> the lifecycle as JSON (status, who claimed or resolved it and when,
+    escalated_at, severity, occurrences); absent until the first change of status."""
+    return f"{warehouse_prefix(warehouse_id)}:states"
+
+
+def changes(warehouse_id: int) -> str:
+    """Sorted set slot -> the cursor of its latest change of status (always above the slot)."""
+    return f"{warehouse_prefix(warehouse_id)}:changes"
+
+
+def history(warehouse_id: int) -> str:
+    """Hash slot -> its events after publishing, as comma-separated JSON objects."""
+    return f"{warehouse_prefix(warehouse_id)}:history"
+
+
+def escalations(warehouse_id: int) -> str:
+    """Sorted set slot -> ms when it is due for escalation (only types that escalate)."""
+    return f"{warehouse_prefix(warehouse_id)}:escalations"
+
+
+def report_counts(warehouse_id: int, day: int) -> str:
+    """Hash "<type code>|<event>" -> count, for one UTC day (days since the epoch)."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}"
+
+
+def report_durations(warehouse_id: int, day: int, metric: str) -> str:
+    """List of "<type code> <ms>": time to claim (`claim`) or to resolve (`resolve`) of the
+    alerts first claimed or resolved on that UTC day."""
+    if metric not in ("claim", "resolve"):
+        raise ValueError(f"Unknown report metric {metric!r}.")
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
+
+
 # --- Rules (notifications.rules): de-duplication and scheduling ---------------------------------
 # A rule id is "py:<rule name>" or "sql:<SqlRule pk>" (names match base.RULE_NAME: no braces, so
 # they never form a hash tag of their own).
@@ -62,6 +108,12 @@ def readers(warehouse_id: int) -> str:
 def rule_sent(warehouse_id: int, rule_id: str) -> str:
     """Hash alert key -> ms it was last sent, for one rule in one warehouse (de-duplication)."""
     return f"{warehouse_prefix(warehouse_id)}:rule:{rule_id}:sent"
+
+
+def rule_alerts(warehouse_id: int, rule_id: str) -> str:
+    """Hash alert key -> id of the notification raised for it that may still be open, so a
+    reminder re-raises it and a cleared condition resolves it."""
+    return f"{warehouse_prefix(warehouse_id)}:rule:{rule_id}:alerts"
 
 
 def rule_lock(rule_id: str) -> str:

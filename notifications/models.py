@@ -15,3 +15,16 @@ class NotificationPermissions(models.Model):
 
     def __str__(self) -> str:
         return "notification permissions"
+
+
+class AlertReport(models.Model):
+    """The managers' report in the admin (notifications.reports); it has no table."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        verbose_name = "alert report"
+        verbose_name_plural = "alert report"
+
+    def __str__(self) -> str:
+        return "alert report"

@@ -7,8 +7,8 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from config import metrics, timestamps
 
-from . import store
-from .domain import InboxPage, UnreadSummary
+from . import lifecycle_store, store
+from .domain import Actor, Event, HistoryEntry, InboxPage, UnreadSummary
 
 
 def role_ids_of(user: AbstractBaseUser) -> list[int]:
@@ -53,3 +53,21 @@ def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummar
         count=settings.NOTIFICATION_SUMMARY_SIZE,
         now_ms=timestamps.now_ms(),
     )
+
+
+def history(
+    *, user: AbstractBaseUser, warehouse_id: int, notification_id: str
+) -> list[HistoryEntry] | None:
+    """Its events, oldest first, starting with `published`; None when the user cannot see it
+    (unknown, expired, or in none of their inboxes)."""
+    found = lifecycle_store.history(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        actor=Actor(id=int(user.pk), username=user.get_username()),
+        role_ids=role_ids_of(user),
+        now_ms=timestamps.now_ms(),
+    )
+    if found is None:
+        return None
+    item, events = found
+    return [HistoryEntry(Event.PUBLISHED, item.notification.created_at_ms), *events]

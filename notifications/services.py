@@ -16,7 +16,8 @@ from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
 from . import store
-from .domain import MarkReadResult, Notification, PublishResult, SweepReport
+from .domain import MarkReadResult, Notification, PublishResult, Severity, SweepReport
+from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,25 @@ def _validated_content(
     return title, body, data, ttl
 
 
+def _validated_severity(severity: Severity | str | None, default: str) -> Severity:
+    value = default if severity is None else severity
+    try:
+        return Severity(value)
+    except ValueError as exc:
+        choices = ", ".join(Severity)
+        raise PublishError("severity", f"severity must be one of {choices}.") from exc
+
+
+def _validated_key(key: str | None) -> str | None:
+    if key is None or key == "":
+        return None
+    if not isinstance(key, str):
+        raise PublishError("key", "key must be a string.")
+    if len(key) > ALERT_KEY_MAX_LENGTH:
+        raise PublishError("key", f"key is longer than {ALERT_KEY_MAX_LENGTH} characters.")
+    return key
+
+
 def publish(
     *,
     message_type: MessageType | str,
@@ -106,9 +126,13 @@ def publish(
     body: str = "",
     data: dict[str, Any] | None = None,
     ttl_seconds: int | None = None,
+    severity: Severity | str | None = None,
+    key: str | None = None,
 ) -> PublishResult:
     """Deliver a notification to every subscriber of (message type, warehouse), atomically.
 
+    `severity` ("info", "warning", "critical") defaults to the type's `default_severity`;
+    `key` names the alert's condition (rules pass theirs), shown to clients as `key`.
     Raises PublishError for an unknown or inactive type or warehouse, or invalid content.
     Zero subscribers is not an error: the result then has `recipients == 0`. When Redis has
     lost the subscription mirror (emptied, restarted empty, keys evicted) the warehouse's sets
@@ -120,6 +144,8 @@ def publish(
     title, body, data, ttl = _validated_content(
         title, body, data, ttl_seconds, message_type.default_ttl_seconds
     )
+    severity = _validated_severity(severity, message_type.default_severity)
+    key = _validated_key(key)
     created = timestamps.now_ms()
     notification = Notification(
         id=str(uuid.uuid4()),
@@ -130,8 +156,15 @@ def publish(
         data=data,
         created_at_ms=created,
         expires_at_ms=created + ttl * 1000,
+        severity=severity,
+        key=key,
     )
-    cursor, subscribers = _deliver(notification, message_type_id=message_type.pk)
+    escalate_after = message_type.escalate_after_seconds
+    cursor, subscribers = _deliver(
+        notification,
+        message_type_id=message_type.pk,
+        escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
+    )
     metrics.PUBLISHES.labels(message_type.code).inc()
     metrics.DELIVERIES.inc(len(subscribers))
     return PublishResult(
@@ -143,14 +176,20 @@ def publish(
     )
 
 
-def _deliver(notification: Notification, *, message_type_id: int) -> tuple[int, tuple[str, ...]]:
+def _deliver(
+    notification: Notification, *, message_type_id: int, escalate_at_ms: int | None
+) -> tuple[int, tuple[str, ...]]:
     """store.deliver, rebuilding the warehouse's subscriber sets once if Redis lost them."""
     try:
-        return store.deliver(notification, message_type_id=message_type_id)
+        return store.deliver(
+            notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms
+        )
     except store.NotMirrored:
         subscription_services.rebuild_warehouse(notification.warehouse)
     try:
-        return store.deliver(notification, message_type_id=message_type_id)
+        return store.deliver(
+            notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms
+        )
     except store.NotMirrored as exc:
         raise store.SubscribersUnavailable(
             "The subscriptions of this warehouse are being restored in Redis; retry shortly."

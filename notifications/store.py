@@ -6,6 +6,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from config.redis import LuaScript, get_redis
@@ -13,7 +14,15 @@ from subscriptions import keys as subscription_keys
 from subscriptions.store import token_count
 
 from . import keys
-from .domain import InboxItem, InboxPage, MarkReadResult, Notification, UnreadSummary
+from .domain import (
+    InboxItem,
+    InboxPage,
+    Lifecycle,
+    MarkReadResult,
+    Notification,
+    Severity,
+    UnreadSummary,
+)
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
 _publish = LuaScript.beside(__file__, "publish", replicated=True)
@@ -23,6 +32,7 @@ _prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")
 
 # Cursors are now_ms * 1024 (+ a sequence within the millisecond): see lua/publish.lua.
 CURSOR_PER_MS = 1024
+DAY_MS = 86_400_000
 
 
 def cursor_at(ms: int) -> int:
@@ -72,11 +82,17 @@ subscriber_cache = _SubscriberCache()
 
 
 def deliver(
-    notification: Notification, *, message_type_id: int, attempts: int = 3
+    notification: Notification,
+    *,
+    message_type_id: int,
+    escalate_at_ms: int | None = None,
+    attempts: int = 3,
 ) -> tuple[int, tuple[str, ...]]:
     """Fan out into every subscriber inbox; returns (cursor, subscribers). Cursor 0: nobody.
 
-    Raises NotMirrored when Redis has lost the pair's subscribers.
+    The same call opens its lifecycle: flags (open, its severity), its escalation due time
+    (`escalate_at_ms`, None: never) and its count in today's report. Raises NotMirrored when
+    Redis has lost the pair's subscribers.
     """
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
@@ -88,6 +104,9 @@ def deliver(
         keys.ids(warehouse_id),
         keys.routes(warehouse_id),
         keys.expiry(warehouse_id),
+        keys.flags(warehouse_id),
+        keys.escalations(warehouse_id),
+        keys.report_counts(warehouse_id, report_day(notification.created_at_ms)),
     ]
     for _ in range(attempts):
         token, subscribers = subscriber_cache.get(pair)
@@ -99,6 +118,10 @@ def deliver(
                 notification.id,
                 notification.to_json(),
                 notification.expires_at_ms,
+                Severity(notification.severity).level,
+                "" if escalate_at_ms is None else escalate_at_ms,
+                notification.message_type,
+                report_retention_ms(),
                 *subscribers,
             ],
         )
@@ -122,6 +145,27 @@ def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) ->
     ]
 
 
+def lifecycle_keys(warehouse_id: int) -> list[str]:
+    """The per-warehouse keys of the alert lifecycle that the expiry sweep also cleans."""
+    return [
+        keys.flags(warehouse_id),
+        keys.states(warehouse_id),
+        keys.changes(warehouse_id),
+        keys.history(warehouse_id),
+        keys.escalations(warehouse_id),
+    ]
+
+
+def report_day(ms: int) -> int:
+    """The UTC day (days since the epoch) the report counts an event at `ms` in."""
+    return int(ms) // DAY_MS
+
+
+def report_retention_ms() -> int:
+    """How long report counts and durations are kept (one day more than the report can ask)."""
+    return (int(settings.ALERT_REPORT_RETENTION_DAYS) + 1) * DAY_MS
+
+
 def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
     return _inbox(
         keys=[
@@ -130,20 +174,37 @@ def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequen
             keys.read_marks(warehouse_id, user_id),
             keys.ids(warehouse_id),
             keys.readers(warehouse_id),
+            keys.flags(warehouse_id),
+            keys.states(warehouse_id),
+            keys.changes(warehouse_id),
             *visible_inboxes(warehouse_id, user_id, role_ids),
         ],
         args=args,
     )
 
 
+def item_from_reply(cursor: Any, content: Any, read: bool, state: Any) -> InboxItem:
+    """An InboxItem from what the scripts return (state false/None: never changed)."""
+    return InboxItem(
+        Notification.from_json(content),
+        int(cursor),
+        read,
+        Lifecycle.from_json(state) if state else None,
+    )
+
+
 def _items(flat: list) -> list[InboxItem]:
     items = []
-    for i in range(0, len(flat), 3):
-        cursor, content, read = flat[i : i + 3]
+    for i in range(0, len(flat), 4):
+        cursor, content, read, state = flat[i : i + 4]
         if content is None:  # removed by a sweep between index and content: nothing to show
             continue
-        items.append(InboxItem(Notification.from_json(content), int(cursor), bool(int(read))))
+        items.append(item_from_reply(cursor, content, bool(int(read)), state))
     return items
+
+
+def _by_severity(reply: list) -> dict[str, int]:
+    return {severity: int(reply[2 + severity.level]) for severity in Severity}
 
 
 def list_inbox(
@@ -162,14 +223,16 @@ def list_inbox(
         role_ids,
         ["list", now_ms, user_id, since, limit, "1" if include_read else "0"],
     )
-    return InboxPage(items=_items(reply[2:]), unread_count=int(reply[0]), next_since=int(reply[1]))
+    return InboxPage(items=_items(reply[5:]), unread_count=int(reply[0]), next_since=int(reply[1]))
 
 
 def latest_unread(
     *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
 ) -> UnreadSummary:
     reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, count])
-    return UnreadSummary(unread_count=int(reply[0]), latest=_items(reply[2:]))
+    return UnreadSummary(
+        unread_count=int(reply[0]), latest=_items(reply[5:]), by_severity=_by_severity(reply)
+    )
 
 
 def mark_read(
@@ -220,6 +283,7 @@ def remove_expired(
             keys.ids(warehouse_id),
             keys.routes(warehouse_id),
             keys.expiry(warehouse_id),
+            *lifecycle_keys(warehouse_id),
             *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals),
         ],
         args=[

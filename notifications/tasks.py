@@ -6,7 +6,7 @@ from dataclasses import asdict
 from celery import shared_task
 from django.contrib.auth import get_user_model
 
-from . import cleanup, services
+from . import cleanup, lifecycle, services
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,15 @@ def sweep_notification_orphans() -> dict[str, int]:
     if report.keys or report.last_runs:
         logger.info("Notification orphan sweep: %s", report)
     return asdict(report)
+
+
+@shared_task
+def escalate_notifications() -> int:
+    """Escalate open notifications whose time has come (Celery beat, every 15 s by default)."""
+    escalated = lifecycle.escalate_all()
+    if escalated:
+        logger.info("Escalated %d notifications", escalated)
+    return escalated
 
 
 # The rules task lives in notifications.rules; importing it here lets autodiscovery find it.

@@ -46,9 +46,31 @@ class WarehouseAdmin(WithSubscriptionCount):
 
 @admin.register(MessageType)
 class MessageTypeAdmin(WithSubscriptionCount):
-    list_display = ["code", "name", "default_ttl_seconds", "is_active", "subscriptions"]
-    list_filter = ["is_active"]
+    list_display = [
+        "code",
+        "name",
+        "default_ttl_seconds",
+        "default_severity",
+        "escalation",
+        "is_active",
+        "subscriptions",
+    ]
+    list_filter = ["is_active", "default_severity"]
     search_fields = ["code", "name", "description"]
+    autocomplete_fields = ["escalation_role"]
+    list_select_related = ["escalation_role"]
+    fieldsets = [
+        (None, {"fields": ["code", "name", "description", "is_active"]}),
+        ("Delivery", {"fields": ["default_ttl_seconds", "default_severity"]}),
+        ("Escalation", {"fields": ["escalate_after_seconds", "escalation_role"]}),
+    ]
+
+    @admin.display(description="Escalation")
+    def escalation(self, obj: MessageType) -> str:
+        if obj.escalate_after_seconds is None:
+            return "never"
+        role = obj.escalation_role.name if obj.escalation_role else "no role"
+        return f"after {obj.escalate_after_seconds} s to {role}"
 
 
 @admin.register(Subscription)

@@ -25,6 +25,14 @@ class Warehouse(models.Model):
         return f"{self.code} - {self.name}"
 
 
+class Severity(models.TextChoices):
+    """How urgent a notification is; escalation raises it one step (info, warning, critical)."""
+
+    INFO = "info", "Info"
+    WARNING = "warning", "Warning"
+    CRITICAL = "critical", "Critical"
+
+
 class MessageType(models.Model):
     code = models.CharField(max_length=32, unique=True, validators=[code_validator])
     name = models.CharField(max_length=100)
@@ -35,6 +43,33 @@ class MessageType(models.Model):
         help_text="How long a notification of this type lives, in seconds.",
     )
     is_active = models.BooleanField(default=True)
+    default_severity = models.CharField(
+        max_length=8,
+        choices=Severity.choices,
+        default=Severity.INFO,
+        help_text="Severity of its notifications unless the publisher (or a rule) says otherwise.",
+    )
+    escalate_after_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=(
+            "A notification still open (nobody claimed or resolved it) this many seconds after "
+            "publishing is escalated once: its severity goes up one step and it is delivered to "
+            "the escalation role. Empty: never escalate."
+        ),
+    )
+    escalation_role = models.ForeignKey(
+        Group,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="escalated_message_types",
+        help_text=(
+            "The role (group) whose inbox in the same warehouse receives escalated notifications "
+            "of this type, e.g. Supervisors."
+        ),
+    )
 
     class Meta:
         ordering = ["code"]

@@ -10,7 +10,7 @@ from rest_framework import serializers
 from config.timestamps import iso_ms
 from subscriptions.models import Warehouse
 
-from ..domain import InboxItem
+from ..domain import Event, HistoryEntry, InboxItem, Severity, Status
 
 # Cursors are integers below 2**53 (see lua/publish.lua).
 MAX_CURSOR = 2**53
@@ -72,6 +72,21 @@ class PublishInput(serializers.Serializer):
     )
     data = serializers.JSONField(required=False, default=dict)
     ttl_seconds = serializers.IntegerField(required=False, allow_null=True, default=None)
+    severity = serializers.ChoiceField(
+        choices=[s.value for s in Severity],
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Default: the message type's default_severity.",
+    )
+    key = serializers.CharField(
+        required=False, allow_null=True, default=None, help_text="The alert key, if any."
+    )
+
+
+class ActorOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
 
 
 class NotificationOutput(serializers.Serializer):
@@ -84,7 +99,22 @@ class NotificationOutput(serializers.Serializer):
     created_at = serializers.SerializerMethodField()
     expires_at = serializers.SerializerMethodField()
     read = serializers.BooleanField()
-    cursor = serializers.IntegerField()
+    cursor = serializers.IntegerField(help_text="Higher after every change of status.")
+    severity = serializers.ChoiceField(
+        choices=[s.value for s in Severity], source="lifecycle.severity"
+    )
+    status = serializers.ChoiceField(choices=[s.value for s in Status], source="lifecycle.status")
+    claimed_by = ActorOutput(source="lifecycle.claimed_by", allow_null=True)
+    claimed_at = serializers.SerializerMethodField()
+    resolved_by = ActorOutput(
+        source="lifecycle.resolved_by",
+        allow_null=True,
+        help_text="null when the system resolved it (or it is not resolved).",
+    )
+    resolved_at = serializers.SerializerMethodField()
+    escalated_at = serializers.SerializerMethodField()
+    key = serializers.CharField(source="notification.key", allow_null=True)
+    occurrences = serializers.IntegerField(source="lifecycle.occurrences")
 
     @extend_schema_field(OpenApiTypes.DATETIME)
     def get_created_at(self, item: InboxItem) -> str:
@@ -94,6 +124,22 @@ class NotificationOutput(serializers.Serializer):
     def get_expires_at(self, item: InboxItem) -> str:
         return iso_ms(item.notification.expires_at_ms)
 
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_claimed_at(self, item: InboxItem) -> str | None:
+        return _iso_or_none(item.lifecycle.claimed_at_ms)
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_resolved_at(self, item: InboxItem) -> str | None:
+        return _iso_or_none(item.lifecycle.resolved_at_ms)
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_escalated_at(self, item: InboxItem) -> str | None:
+        return _iso_or_none(item.lifecycle.escalated_at_ms)
+
+
+def _iso_or_none(ms: int | None) -> str | None:
+    return None if ms is None else iso_ms(ms)
+
 
 class InboxPageOutput(serializers.Serializer):
     results = NotificationOutput(many=True, source="items")
@@ -101,9 +147,16 @@ class InboxPageOutput(serializers.Serializer):
     next_since = serializers.IntegerField()
 
 
+class BySeverityOutput(serializers.Serializer):
+    info = serializers.IntegerField()
+    warning = serializers.IntegerField()
+    critical = serializers.IntegerField()
+
+
 class UnreadOutput(serializers.Serializer):
     unread_count = serializers.IntegerField()
     latest = NotificationOutput(many=True)
+    by_severity = BySeverityOutput(help_text="Unread ones by their current severity.")
 
 
 class MarkReadOutput(serializers.Serializer):
@@ -119,3 +172,63 @@ class PublishOutput(serializers.Serializer):
     @extend_schema_field(OpenApiTypes.DATETIME)
     def get_created_at(self, result) -> str:
         return iso_ms(result.created_at_ms)
+
+
+class LifecycleInput(WarehouseQuery):
+    """Body of claim, release and resolve: the warehouse the notification is in."""
+
+
+class DetailOutput(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class ConflictOutput(DetailOutput):
+    claimed_by = ActorOutput(allow_null=True, help_text="Who holds it (null: nobody).")
+
+
+class HistoryEntryOutput(serializers.Serializer):
+    event = serializers.ChoiceField(choices=[e.value for e in Event])
+    at = serializers.SerializerMethodField()
+    by = ActorOutput(allow_null=True, help_text="null: the system (or the publisher).")
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_at(self, entry: HistoryEntry) -> str:
+        return iso_ms(entry.at_ms)
+
+
+class HistoryOutput(serializers.Serializer):
+    results = HistoryEntryOutput(many=True)
+
+
+class ReportQuery(serializers.Serializer):
+    days = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.ALERT_REPORT_RETENTION_DAYS,
+        default=7,
+        help_text="The last N UTC days, today included.",
+    )
+
+
+class SpreadOutput(serializers.Serializer):
+    median = serializers.FloatField(help_text="Seconds.")
+    p90 = serializers.FloatField(help_text="Seconds: 90% took at most this long.")
+    samples = serializers.IntegerField()
+
+
+class ReportRowOutput(serializers.Serializer):
+    warehouse = serializers.IntegerField(source="warehouse_id")
+    warehouse_code = serializers.CharField()
+    message_type = serializers.CharField()
+    published = serializers.IntegerField()
+    claimed = serializers.IntegerField()
+    resolved = serializers.IntegerField()
+    escalated = serializers.IntegerField()
+    time_to_claim = SpreadOutput(allow_null=True, help_text="From publishing to the first claim.")
+    time_to_resolve = SpreadOutput(allow_null=True, help_text="From publishing to resolving.")
+
+
+class AlertReportOutput(serializers.Serializer):
+    days = serializers.IntegerField()
+    first_day = serializers.DateField()
+    last_day = serializers.DateField()
+    results = ReportRowOutput(many=True, source="rows")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from rest_framework_xml.parsers import XMLParser
 from rest_framework_xml.renderers import XMLRenderer
 
-from .. import selectors, services
+from .. import lifecycle, reports, selectors, services
 from . import serializers as s
 
 
@@ -99,3 +99,126 @@ class MarkReadView(NotificationAPIView):
             ids=None if payload.validated_data["all"] else [str(i) for i in ids],
         )
         return Response(s.MarkReadOutput(result).data)
+
+
+class Conflict(APIException):
+    """409 with who holds the notification: {"detail", "claimed_by"}."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The notification's state does not allow this."
+    default_code = "conflict"
+
+    def __init__(self, error: lifecycle.LifecycleError) -> None:
+        super().__init__(error.message)
+        holder = error.item.lifecycle.claimed_by if error.item else None
+        # Set after __init__: DRF would turn the id into a string.
+        self.detail = {
+            "detail": self.detail,
+            "claimed_by": None
+            if holder is None
+            else {"id": holder.id, "username": holder.username},
+        }
+
+
+LIFECYCLE_RESPONSES = {
+    200: s.NotificationOutput,
+    404: s.DetailOutput,
+}
+
+
+class LifecycleView(NotificationAPIView):
+    """POST {"warehouse": id}: one change of a notification's status by the signed-in user."""
+
+    change = staticmethod(lifecycle.claim)
+
+    def post(self, request: Request, notification_id: str) -> Response:
+        payload = s.LifecycleInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            item = self.change(
+                user=request.user,
+                warehouse_id=payload.validated_data["warehouse"].pk,
+                notification_id=str(notification_id),
+            )
+        except lifecycle.NotVisible as exc:
+            raise NotFound(exc.message) from exc
+        except lifecycle.NotClaimer as exc:
+            raise PermissionDenied(exc.message) from exc
+        except (lifecycle.AlreadyClaimed, lifecycle.AlreadyResolved) as exc:
+            raise Conflict(exc) from exc
+        return Response(s.NotificationOutput(item).data)
+
+
+class ClaimView(LifecycleView):
+    change = staticmethod(lifecycle.claim)
+
+    @extend_schema(
+        request=s.LifecycleInput,
+        responses={**LIFECYCLE_RESPONSES, 409: s.ConflictOutput},
+        summary='Claim it ("I\'m on it"); also marks it read for me',
+        description="Atomic: of concurrent claimers exactly one wins; the others get 409 with "
+        "`claimed_by`. Claiming again what I hold is 200; a resolved one is 409.",
+    )
+    def post(self, request: Request, notification_id: str) -> Response:
+        return super().post(request, notification_id)
+
+
+class ReleaseView(LifecycleView):
+    change = staticmethod(lifecycle.release)
+
+    @extend_schema(
+        request=s.LifecycleInput,
+        responses={**LIFECYCLE_RESPONSES, 403: s.DetailOutput, 409: s.ConflictOutput},
+        summary="Release my claim: back to open (only the claimer may)",
+    )
+    def post(self, request: Request, notification_id: str) -> Response:
+        return super().post(request, notification_id)
+
+
+class ResolveView(LifecycleView):
+    change = staticmethod(lifecycle.resolve)
+
+    @extend_schema(
+        request=s.LifecycleInput,
+        responses=LIFECYCLE_RESPONSES,
+        summary="Resolve it (idempotent)",
+    )
+    def post(self, request: Request, notification_id: str) -> Response:
+        return super().post(request, notification_id)
+
+
+class HistoryView(NotificationAPIView):
+    @extend_schema(
+        parameters=[s.WarehouseQuery],
+        responses={200: s.HistoryOutput, 404: s.DetailOutput},
+        summary="A notification's events, oldest first",
+    )
+    def get(self, request: Request, notification_id: str) -> Response:
+        query = s.WarehouseQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        events = selectors.history(
+            user=request.user,
+            warehouse_id=query.validated_data["warehouse"].pk,
+            notification_id=str(notification_id),
+        )
+        if events is None:
+            raise NotFound("No such notification here (or it has expired).")
+        return Response(s.HistoryOutput({"results": events}).data)
+
+
+class AlertReportView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[s.ReportQuery],
+        responses={200: s.AlertReportOutput, 403: s.DetailOutput},
+        summary="Alerts per warehouse and message type: counts, time to claim and to resolve",
+        description="Staff only. Counts of alerts published, claimed, resolved and escalated "
+        "over the last `days` UTC days, and the median and 90th percentile of the time from "
+        "publishing to the first claim and to resolving.",
+    )
+    def get(self, request: Request) -> Response:
+        query = s.ReportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        report = reports.alert_report(days=query.validated_data["days"])
+        return Response(s.AlertReportOutput(report).data)

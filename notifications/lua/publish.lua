@@ -10,11 +10,16 @@
 -- KEYS[3]  cursor sequence                 KEYS[4]  contents hash (cursor -> JSON)
 -- KEYS[5]  ids hash (uuid -> cursor)       KEYS[6]  routes hash (cursor -> "uuid sub sub ...")
 -- KEYS[7]  expiry zset (cursor -> expires ms)
--- KEYS[8..] inbox of each subscriber in ARGV[6..], same order
+-- KEYS[8]  flags hash   KEYS[9] escalations zset   KEYS[10] today's report counts hash
+--          (the alert lifecycle's keys: see lua/lifecycle.lua)
+-- KEYS[11..] inbox of each subscriber in ARGV[10..], same order
 -- ARGV[1]  token of the caller's subscriber list ("" when it has none cached)
 -- ARGV[2]  now, ms since the epoch          ARGV[3]  notification id (UUID)
 -- ARGV[4]  content JSON                     ARGV[5]  expires at, ms since the epoch
--- ARGV[6..] subscriber ids ("u:<id>", "r:<id>")
+-- ARGV[6]  severity digit (0 info, 1 warning, 2 critical)
+-- ARGV[7]  escalation due, ms ("" never)    ARGV[8]  message type code
+-- ARGV[9]  report retention, ms
+-- ARGV[10..] subscriber ids ("u:<id>", "r:<id>")
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
@@ -31,14 +36,15 @@ if token ~= ARGV[1] then
   return reply
 end
 
-local inboxes = #KEYS - 7
+local inboxes = #KEYS - 10
 if inboxes == 0 then
   return {1, '0'}
 end
 
 -- Redis does not roll back a script that fails half-way, so check every key this script writes
 -- before the first write: either every inbox gets the notification or none does.
-local expected = {[4] = 'hash', [5] = 'hash', [6] = 'hash', [7] = 'zset'}
+local expected = {[4] = 'hash', [5] = 'hash', [6] = 'hash', [7] = 'zset', [8] = 'hash',
+                  [9] = 'zset', [10] = 'hash'}
 for i = 3, #KEYS do
   local kind = redis.call('TYPE', KEYS[i])['ok']
   local want = expected[i] or (i == 3 and 'string') or 'zset'
@@ -56,7 +62,7 @@ local cursor = math.max(last + 1, tonumber(ARGV[2]) * 1024)
 local c = string.format('%.0f', cursor)
 
 local subscribers = {}
-for i = 6, #ARGV do
+for i = 10, #ARGV do
   subscribers[#subscribers + 1] = ARGV[i]
 end
 
@@ -65,7 +71,12 @@ redis.call('HSET', KEYS[4], c, ARGV[4])
 redis.call('HSET', KEYS[5], ARGV[3], c)
 redis.call('HSET', KEYS[6], c, ARGV[3] .. ' ' .. table.concat(subscribers, ' '))
 redis.call('ZADD', KEYS[7], ARGV[5], c)
-for i = 8, #KEYS do
+for i = 11, #KEYS do
   redis.call('ZADD', KEYS[i], c, c)
 end
+-- The alert lifecycle: open with its severity, due for escalation, counted for the report.
+redis.call('HSET', KEYS[8], c, 'o' .. ARGV[6])
+if ARGV[7] ~= '' then redis.call('ZADD', KEYS[9], ARGV[7], c) end
+redis.call('HINCRBY', KEYS[10], ARGV[8] .. '|published', 1)
+redis.call('PEXPIRE', KEYS[10], ARGV[9])
 return {1, c}

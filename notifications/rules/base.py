@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 # Rule names end up in Redis keys and on the command line: keep them plain.
 RULE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,99}$")
 ALERT_KEY_MAX_LENGTH = 200
+SEVERITIES = ("info", "warning", "critical")
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,10 @@ class Alert:
     """One notification a rule wants sent.
 
     `key` names the condition (e.g. the bin code): while a rule keeps yielding the same key in
-    the same warehouse, the notification is not sent again (until the cool-down has passed);
-    once a run no longer yields it, the condition has cleared and its return is sent again.
-    Without a key, the title is the key.
+    the same warehouse, the notification is not sent again (until the cool-down has passed,
+    when the same notification is raised again if it is still open); once a run no longer
+    yields it, the condition has cleared: its notification is resolved by the system, and its
+    return is sent again. Without a key, the title is the key.
     """
 
     warehouse: int | Warehouse
@@ -34,8 +36,12 @@ class Alert:
     data: dict[str, Any] = field(default_factory=dict)
     key: str = ""
     ttl_seconds: int | None = None
+    #: "info", "warning" or "critical"; None: the message type's default_severity.
+    severity: str | None = None
 
     def __post_init__(self) -> None:
+        if self.severity is not None and self.severity not in SEVERITIES:
+            raise ValueError(f"An alert's severity is one of {', '.join(SEVERITIES)} (or None).")
         # Frozen: the defaults are filled in through object.__setattr__.
         if not self.key:
             object.__setattr__(self, "key", self.title)

@@ -14,11 +14,12 @@ from django.conf import settings
 
 from config.redis import REDIS_UNAVAILABLE
 from config.timestamps import ms_to_datetime, now_ms
-from notifications.services import PublishError, publish
+from notifications.services import PublishError
 from subscriptions.models import MessageType, Warehouse
 from subscriptions.services import resync_pairs, subscribers_from_database
 from subscriptions.store import Pair
 
+from . import alerts as alerts_lifecycle
 from . import sql, store
 from .base import Alert, Rule, registry
 from .domain import AlertOutcome, AlertStatus, RuleInfo, RuleKind, RuleRun
@@ -252,6 +253,7 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
         abandoned_seconds=int(settings.RULES_LOCK_SECONDS),
         keys_by_warehouse=wanted,
     )
+    alerts_lifecycle.resolve_cleared(info, wanted)
     audience = _Audience(info.message_type, [w for w, due_keys in due.items() if due_keys])
     # Claims not yet settled (confirmed or dropped): if Redis fails half-way they are dropped,
     # so the next run sends them instead of waiting for them to lapse.
@@ -263,21 +265,20 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
                 outcomes.append(AlertOutcome(alert, AlertStatus.DUPLICATE))
                 continue
             try:
-                result = publish(
-                    message_type=info.message_type,
-                    warehouse=alert.warehouse_id,
-                    title=alert.title,
-                    body=alert.body,
-                    data=alert.data,
-                    ttl_seconds=alert.ttl_seconds,
-                )
+                result = alerts_lifecycle.raise_alert(info, alert)
             except REDIS_UNAVAILABLE:
                 raise  # the rest would fail too; their claims are dropped below
             except Exception as exc:
                 outcome = AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc))
             else:
-                missed = audience.missed(alert.warehouse_id, result.subscribers)
+                # A re-raise marks the inboxes the alert reached when it was published.
+                missed = (
+                    []
+                    if result.reraised
+                    else audience.missed(alert.warehouse_id, result.subscribers)
+                )
                 if missed:
+                    alerts_lifecycle.withdraw(info, alert, result.id)
                     outcome = AlertOutcome(
                         alert,
                         AlertStatus.FAILED,

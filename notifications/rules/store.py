@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 
+from django.conf import settings
+
 from config.redis import Batch, LuaScript, get_redis
 from notifications import keys
 
@@ -78,6 +80,48 @@ def marks(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> dict[st
         return {}
     values = get_redis().hmget(keys.rule_sent(warehouse_id, rule_id), list(alert_keys))
     return {key: int(value) for key, value in zip(alert_keys, values, strict=True) if value}
+
+
+# --- The notification raised for each alert key (the alert lifecycle) --------------------------
+
+
+def alert_notification(rule_id: str, warehouse_id: int, alert_key: str) -> str | None:
+    """Id of the notification last raised for this key (it may since be resolved or gone)."""
+    value = get_redis().hget(keys.rule_alerts(warehouse_id, rule_id), alert_key)
+    return None if value is None else _text(value)
+
+
+def remember_alert(rule_id: str, warehouse_id: int, alert_key: str, notification_id: str) -> None:
+    key = keys.rule_alerts(warehouse_id, rule_id)
+    batch = Batch()
+    batch.command("HSET", key, alert_key, notification_id)
+    # A rule deleted while its alerts stood leaves nothing behind longer than a notification.
+    batch.command("EXPIRE", key, int(settings.NOTIFICATION_MAX_TTL_SECONDS))
+    batch.execute()
+
+
+def alert_notifications(rule_id: str, warehouse_ids: Sequence[int]) -> dict[int, dict[str, str]]:
+    """Alert key -> notification id per warehouse, in one pipelined round trip."""
+    if not warehouse_ids:
+        return {}
+    batch = Batch()
+    for warehouse_id in warehouse_ids:
+        batch.command("HGETALL", keys.rule_alerts(warehouse_id, rule_id))
+    return {
+        warehouse_id: _pairs(flat)
+        for warehouse_id, flat in zip(warehouse_ids, batch.execute(), strict=True)
+    }
+
+
+def _pairs(reply: dict | list) -> dict[str, str]:
+    """HGETALL's reply as text: a dict from redis-py's parser, a flat list from a raw pipeline."""
+    items = reply.items() if isinstance(reply, dict) else zip(reply[0::2], reply[1::2], strict=True)
+    return {_text(k): _text(v) for k, v in items}
+
+
+def forget_alerts(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> None:
+    if alert_keys:
+        get_redis().hdel(keys.rule_alerts(warehouse_id, rule_id), *alert_keys)
 
 
 def acquire_lock(rule_id: str, *, ttl_seconds: int) -> str | None:

@@ -115,9 +115,37 @@ def test_the_demo_raises_a_replenishment_notice_for_alice(
     assert SQL_RULE_NAME not in runs  # shipped inactive: the Python rule sends these notices
     sh01 = Warehouse.objects.get(code="SH01")
     body = client_for(alice).get("/api/v1/notifications/", {"warehouse": sh01.pk}).json()
-    assert [(n["title"], n["body"], n["data"]) for n in body["results"]] == [
+    notices = [n for n in body["results"] if n["message_type"] == "REP_NOTICE"]
+    assert [(n["title"], n["body"], n["data"]) for n in notices] == [
         ("Replenish A-01-03", "Stock is -12 after wave 8812", {"bin": "A-01-03", "qty": -12})
     ]
+
+
+def test_the_demo_stock_out_is_critical_and_escalates_to_the_supervisors(
+    db, django_capture_on_commit_callbacks, client_for
+):
+    from config import timestamps
+    from notifications import lifecycle
+
+    with django_capture_on_commit_callbacks(execute=True):
+        load_demo_data()
+    alice, carol = User.objects.get(username="alice"), User.objects.get(username="carol")
+    sh01 = Warehouse.objects.get(code="SH01")
+
+    runs = {r.rule.name: r for r in runner.run_due_rules()}
+    escalated = lifecycle.escalate_all(at_ms=timestamps.now_ms() + 121_000)
+
+    assert runs["bin_stock_out"].sent == 1  # A-01-03 is at -12
+    assert escalated == 1
+    for user in (alice, carol):  # Replenishment, and now the Supervisors too
+        body = client_for(user).get("/api/v1/notifications/", {"warehouse": sh01.pk}).json()
+        (alert,) = [n for n in body["results"] if n["message_type"] == "STOCK_OUT"]
+        assert (alert["title"], alert["severity"], alert["key"]) == (
+            "Stock-out A-01-03",
+            "critical",
+            "A-01-03",
+        )
+        assert alert["escalated_at"] is not None
 
 
 class Always(random.Random):

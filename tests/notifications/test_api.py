@@ -21,6 +21,16 @@ N_KEYS = {
     "expires_at",
     "read",
     "cursor",
+    # The alert lifecycle (SPEC section 7)
+    "severity",
+    "status",
+    "claimed_by",
+    "claimed_at",
+    "resolved_by",
+    "resolved_at",
+    "escalated_at",
+    "key",
+    "occurrences",
 }
 
 
@@ -53,6 +63,16 @@ def test_list_shape_is_exact(rita_client, warehouse, send):
     assert item["data"] == {"bin": "A-01-03", "qty": -12}
     assert ISO_MS.match(item["created_at"]) and ISO_MS.match(item["expires_at"])
     assert body["next_since"] == item["cursor"] and body["unread_count"] == 1
+    assert (item["severity"], item["status"], item["occurrences"], item["key"]) == (
+        "info",
+        "open",
+        1,
+        None,
+    )
+    assert [item[k] for k in ("claimed_by", "claimed_at", "resolved_by", "resolved_at")] == [
+        None
+    ] * 4
+    assert item["escalated_at"] is None
 
 
 def test_next_since_is_the_cursor_sent_when_nothing_is_new(rita_client, warehouse, send):

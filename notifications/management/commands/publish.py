@@ -27,6 +27,13 @@ class Command(BaseCommand):
             dest="ttl_seconds",
             help="Seconds to live (default: the message type's)",
         )
+        parser.add_argument(
+            "--severity",
+            choices=["info", "warning", "critical"],
+            default=None,
+            help="Default: the message type's default severity",
+        )
+        parser.add_argument("--key", default=None, help="The alert key, e.g. a bin code")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -41,6 +48,8 @@ class Command(BaseCommand):
                 body=options["body"],
                 data=data,
                 ttl_seconds=options["ttl_seconds"],
+                severity=options["severity"],
+                key=options["key"],
             )
         except PublishError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from exc

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from notifications import store as notification_store
-from notifications.rules import runner, store
+from notifications.rules import alerts, runner, store
 from notifications.rules.domain import AlertStatus, RuleRun
 from subscriptions import keys as subscription_keys
 
@@ -61,14 +61,14 @@ def test_alerts_left_when_redis_failed_half_way_go_out_on_the_next_run(
     monkeypatch, make_rule, rita, warehouse, other_warehouse, inbox
 ):
     make_rule(alerts=[alert(warehouse, "A-01-03"), alert(warehouse, "A-01-04")])
-    real_publish = runner.publish
+    real_publish = alerts.publish
 
     def unavailable(**kwargs):
         raise notification_store.SubscribersUnavailable("restoring")
 
-    monkeypatch.setattr(runner, "publish", unavailable)
+    monkeypatch.setattr(alerts, "publish", unavailable)
     assert "Redis is unavailable" in run().error
-    monkeypatch.setattr(runner, "publish", real_publish)
+    monkeypatch.setattr(alerts, "publish", real_publish)
 
     second = run()
 
@@ -84,14 +84,14 @@ def test_each_alert_is_confirmed_as_soon_as_it_is_published(
 ):
     """A worker dying after the first publish must not leave it to be sent again."""
     make_rule(alerts=[alert(warehouse, "A-01-03"), alert(warehouse, "A-01-04")])
-    real_publish = runner.publish
+    real_publish = alerts.publish
     marks_seen = []
 
     def publish_and_look(**kwargs):
         marks_seen.append(store.marks("py:shortages", warehouse.pk, ["A-01-03"]))
         return real_publish(**kwargs)
 
-    monkeypatch.setattr(runner, "publish", publish_and_look)
+    monkeypatch.setattr(alerts, "publish", publish_and_look)
     run()
 
     # While the second alert was being published, the first was already confirmed (positive).

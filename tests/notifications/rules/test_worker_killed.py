@@ -8,7 +8,7 @@ import time
 import pytest
 
 from config.timestamps import now_ms
-from notifications.rules import runner, store
+from notifications.rules import alerts, store
 from notifications.rules.tasks import run_due_rules
 from tests.waiting import eventually
 from tests.workers import kill, worker_process
@@ -23,7 +23,7 @@ KEYS = [f"A-01-0{i}" for i in range(1, 6)]
 
 def stop_after_two_publishes() -> None:
     """In the worker: the third publish signals the test and hangs until killed."""
-    real = runner.publish
+    real = alerts.publish
     published = []
 
     def publish_then_hang(**kwargs):
@@ -33,7 +33,7 @@ def stop_after_two_publishes() -> None:
         published.append(kwargs["title"])
         return real(**kwargs)
 
-    runner.publish = publish_then_hang
+    alerts.publish = publish_then_hang
 
 
 def test_a_rules_run_killed_half_way_sends_the_rest_once_and_nothing_twice(

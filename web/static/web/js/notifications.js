@@ -4,6 +4,9 @@
 import { get, post, describeError } from "./api.js";
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
+import {
+  DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
+} from "./lifecycle.js";
 
 // The inbox shows at most this many (newest); the API pages at most 200 at a time.
 const INBOX_SIZE = 200;
@@ -32,6 +35,9 @@ export class NotificationCenter {
     this.inboxList = byId("inbox-list");
     this.inboxEmpty = byId("inbox-empty");
     this.dialog = byId("notification-dialog");
+    this.me = currentUser();
+    this.dialogId = null; // the notification the dialog shows
+    this.desktop = new DesktopAlerts(byId("desktop-alerts"));
 
     this.#wire();
   }
@@ -40,12 +46,18 @@ export class NotificationCenter {
     this.bell?.addEventListener("click", () => this.togglePanel());
     this.markAllButton?.addEventListener("click", () => this.markAllRead());
     // One listener per list: items carry their id in data-id, never a handler with data in it.
-    for (const list of [this.unreadList, this.inboxList]) {
+    for (const list of [this.unreadList, this.inboxList, byId("dialog-actions")]) {
       list?.addEventListener("click", (event) => {
+        const action = event.target.closest("[data-action]");
+        if (action) {
+          this.act(action.dataset.action, action.dataset.id);
+          return;
+        }
         const item = event.target.closest("[data-id]");
         if (item) this.open(item.dataset.id);
       });
     }
+    byId("dialog-history-toggle")?.addEventListener("click", () => this.toggleHistory());
     this.dialog?.querySelector(".dialog-close")?.addEventListener("click", () => this.dialog.close());
     this.dialog?.addEventListener("click", (event) => {
       if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
@@ -110,6 +122,7 @@ export class NotificationCenter {
     if (warehouseId !== this.warehouseId) return;
     this.summaries = unread.latest;
     this.inbox = inbox;
+    this.#refreshDialog();
     this.stale = false;
     this.#setCount(unread.unread_count);
     this.#renderSummaries();
@@ -127,7 +140,9 @@ export class NotificationCenter {
       if (page.results.length < INBOX_SIZE || page.next_since === since) break;
       since = page.next_since;
     }
-    return items.reverse();
+    // A change of status moves a notification to the end of the cursor order; the inbox
+    // keeps showing the newest first by when they were published.
+    return items.sort((a, b) => b.created_at.localeCompare(a.created_at));
   }
 
   #setCount(count) {
@@ -154,10 +169,11 @@ export class NotificationCenter {
   }
 
   #renderSummaries() {
-    const items = this.summaries.map((note) => h("li", {},
+    const items = this.summaries.map((note) => h("li", { className: `sev-${note.severity}` },
       h("button", { type: "button", className: "summary", dataset: { id: note.id } },
         h("span", { className: "summary-title" }, note.title),
         h("span", { className: "summary-meta" },
+          severityChip(note),
           h("span", { className: "type-chip" }, note.message_type),
           timeElement(note.created_at, "summary-time")))));
     replaceChildren(this.unreadList, items);
@@ -172,26 +188,83 @@ export class NotificationCenter {
 
   #renderInbox(loading = false) {
     if (!this.inboxList) return;
-    const items = this.inbox.map((note) => h("li", {},
+    const items = this.inbox.map((note) => h("li", {
+      className: `inbox-entry sev-${note.severity} status-${note.status}`,
+      dataset: { note: note.id },
+    },
       h("button", {
         type: "button",
-        className: note.read ? "inbox-item is-read" : "inbox-item",
+        className: isUnread(note) ? "inbox-item" : "inbox-item is-read",
         dataset: { id: note.id },
       },
       h("span", { className: "unread-dot", "aria-hidden": "true" }),
       h("span", { className: "inbox-main" },
         h("span", { className: "inbox-item-title" }, note.title),
-        h("span", { className: "inbox-item-body" }, note.body)),
+        h("span", { className: "inbox-item-body" }, note.body),
+        statusLine(note)),
       h("span", { className: "inbox-side" },
+        severityChip(note),
         h("span", { className: "type-chip" }, note.message_type),
         timeElement(note.created_at, "inbox-time")),
-      note.read ? null : h("span", { className: "visually-hidden" }, gettext("unread")))));
+      isUnread(note) ? h("span", { className: "visually-hidden" }, gettext("unread")) : null),
+      h("div", { className: "item-actions" }, actionButtons(note, this.me))));
     replaceChildren(this.inboxList, items);
     this.inboxEmpty.hidden = loading || items.length > 0;
   }
 
   #find(id) {
     return this.summaries.find((n) => n.id === id) ?? this.inbox.find((n) => n.id === id);
+  }
+
+  /** Claim, release or resolve one notification, then show its new state everywhere. */
+  async act(action, id) {
+    try {
+      const note = await post(`${this.url}${id}/${action}/`, { warehouse: this.warehouseId });
+      this.#replace(note);
+    } catch (error) {
+      // 409 (someone else has it), 403 (not mine to release), 404 (gone): say so and refresh.
+      this.toasts.show(describeError(error), { tone: "warning" });
+    }
+    this.stale = true;
+    try {
+      await this.#reload(this.warehouseId);
+    } catch {
+      // The poll loop shows the connection problem and retries.
+    }
+  }
+
+  #replace(note) {
+    const swap = (list) => list.map((n) => (n.id === note.id ? note : n));
+    this.inbox = swap(this.inbox);
+    this.summaries = swap(this.summaries).filter(isUnread);
+    this.#renderSummaries();
+    this.#renderInbox();
+    this.#refreshDialog();
+  }
+
+  async toggleHistory() {
+    const list = byId("dialog-history");
+    if (!list.hidden) {
+      list.hidden = true;
+      byId("dialog-history-toggle").setAttribute("aria-expanded", "false");
+      return;
+    }
+    await this.#loadHistory();
+  }
+
+  async #loadHistory() {
+    const list = byId("dialog-history");
+    const toggle = byId("dialog-history-toggle");
+    const id = this.dialogId;
+    try {
+      const history = await get(`${this.url}${id}/history/`, { warehouse: this.warehouseId });
+      if (id !== this.dialogId) return;
+      replaceChildren(list, historyItems(history.results));
+      list.hidden = false;
+      toggle.setAttribute("aria-expanded", "true");
+    } catch (error) {
+      this.toasts.show(describeError(error), { tone: "warning" });
+    }
   }
 
   /** Show one notification, and mark it read. */
@@ -237,8 +310,28 @@ export class NotificationCenter {
     this.#renderInbox();
   }
 
+  #refreshDialog() {
+    if (!this.dialog?.open || this.dialogId === null) return;
+    const note = this.#find(this.dialogId);
+    if (note) this.#renderLifecycle(note);
+  }
+
+  #renderLifecycle(note) {
+    replaceChildren(byId("dialog-severity"), [severityChip(note)]);
+    replaceChildren(byId("dialog-status"), [statusLine(note)]);
+    replaceChildren(byId("dialog-actions"), actionButtons(note, this.me));
+    // An open history view follows the changes.
+    if (!byId("dialog-history").hidden) void this.#loadHistory();
+  }
+
   #showDialog(note) {
     const created = new Date(note.created_at);
+    if (this.dialogId !== note.id || !this.dialog.open) {
+      byId("dialog-history").hidden = true;
+      byId("dialog-history-toggle").setAttribute("aria-expanded", "false");
+    }
+    this.dialogId = note.id;
+    this.#renderLifecycle(note);
     byId("dialog-type").textContent = note.message_type;
     byId("dialog-title").textContent = note.title;
     const time = byId("dialog-time");
@@ -257,7 +350,11 @@ export class NotificationCenter {
     if (!this.dialog.open) this.dialog.showModal();
   }
 
-  #announce(notes) {
+  #announce(changed) {
+    // Changes of status come back too; only what needs someone now is news.
+    const notes = changed.filter(isUnread);
+    if (notes.length === 0) return;
+    this.desktop.show(notes, (id) => this.open(id));
     this.bell?.classList.remove("ring");
     void this.bell?.offsetWidth; // restart the animation
     this.bell?.classList.add("ring");

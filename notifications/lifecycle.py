@@ -1,0 +1,163 @@
+"""Writes of the alert lifecycle (SPEC section 7): claim, release, resolve, escalate, re-raise.
+
+Each change is one atomic script call (lua/lifecycle.lua) that gives the notification a new
+cursor, so polling clients receive its new state; reads of its history are in selectors.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+
+from config import timestamps
+from subscriptions.models import MessageType, Warehouse
+
+from . import lifecycle_store
+from .domain import Actor, InboxItem
+from .lifecycle_store import Answer, Outcome
+from .selectors import role_ids_of
+
+logger = logging.getLogger(__name__)
+
+
+class LifecycleError(Exception):
+    """A change the notification's state does not allow; `item` is its current state."""
+
+    def __init__(self, message: str, item: InboxItem | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.item = item
+
+
+class NotVisible(LifecycleError):
+    """Unknown, expired, or in none of the user's inboxes (their own or their roles')."""
+
+
+class AlreadyClaimed(LifecycleError):
+    """Someone else holds it."""
+
+
+class AlreadyResolved(LifecycleError):
+    pass
+
+
+class NotClaimer(LifecycleError):
+    """Only the user who claimed it may release it."""
+
+
+def actor_of(user: AbstractBaseUser) -> Actor:
+    return Actor(id=int(user.pk), username=user.get_username())
+
+
+def _by_user(
+    op: str, *, user: AbstractBaseUser, warehouse_id: int, notification_id: str
+) -> InboxItem:
+    answer = lifecycle_store.change_by_user(
+        op,
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        actor=actor_of(user),
+        role_ids=role_ids_of(user),
+        now_ms=timestamps.now_ms(),
+    )
+    return _checked(answer)
+
+
+def _checked(answer: Answer) -> InboxItem:
+    item = answer.item
+    if answer.outcome == Outcome.MISSING or item is None:
+        raise NotVisible("No such notification here (or it has expired).")
+    state = item.lifecycle
+    if answer.outcome == Outcome.TAKEN:
+        holder = state.claimed_by.username if state.claimed_by else "someone else"
+        raise AlreadyClaimed(f"Already claimed by {holder}.", item)
+    if answer.outcome == Outcome.RESOLVED:
+        raise AlreadyResolved("Already resolved.", item)
+    if answer.outcome == Outcome.FORBIDDEN:
+        holder = state.claimed_by.username if state.claimed_by else "someone else"
+        raise NotClaimer(f"Only {holder}, who claimed it, can release it.", item)
+    return item
+
+
+def claim(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+    """Take it on ("I'm on it"); it is also read for the user. Atomic: of concurrent claimers
+    exactly one wins, the others get AlreadyClaimed. Claiming again what one holds is fine."""
+    return _by_user("claim", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
+
+
+def release(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+    """Back to open, by the claimer only (NotClaimer otherwise); releasing an open one is a
+    no-op."""
+    return _by_user(
+        "release", user=user, warehouse_id=warehouse_id, notification_id=notification_id
+    )
+
+
+def resolve(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+    """Done, by anyone who can see it. Idempotent: resolving a resolved one changes nothing."""
+    return _by_user(
+        "resolve", user=user, warehouse_id=warehouse_id, notification_id=notification_id
+    )
+
+
+def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
+    """Resolve with resolved_by null (a rule's condition cleared). False: it was already
+    resolved, or is gone."""
+    answer = lifecycle_store.resolve_by_system(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        now_ms=timestamps.now_ms(),
+    )
+    return answer.changed
+
+
+def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
+    """Raise a still open (or claimed) alert again: occurrences + 1, unread again for everyone,
+    a new cursor. None when it is resolved or gone, and a new notification is due instead."""
+    answer = lifecycle_store.reraise(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        now_ms=timestamps.now_ms(),
+    )
+    return answer if answer.changed else None
+
+
+# --- Escalation (Celery beat) ----------------------------------------------------------------
+
+
+def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
+    """Escalate every notification of one warehouse that is due and still open; returns how many.
+
+    Works in batches of settings.NOTIFICATION_ESCALATION_BATCH. Each one is taken out of the
+    escalations index by the script that escalates it, so it happens once however many workers
+    run this at the same time; one claimed or resolved by then is only taken out.
+    """
+    now = timestamps.now_ms() if at_ms is None else at_ms
+    limit = settings.NOTIFICATION_ESCALATION_BATCH
+    roles: dict[str, int | None] = {}
+    escalated = 0
+    while True:
+        batch = lifecycle_store.due_for_escalation(warehouse_id, now_ms=now, limit=limit)
+        for slot, type_code in batch:
+            if type_code not in roles:
+                roles[type_code] = (
+                    MessageType.objects.filter(code=type_code)
+                    .values_list("escalation_role_id", flat=True)
+                    .first()
+                )
+            answer = lifecycle_store.escalate(
+                warehouse_id=warehouse_id, slot=slot, role_id=roles[type_code], now_ms=now
+            )
+            escalated += answer.changed
+        if len(batch) < limit:
+            return escalated
+
+
+def escalate_all(*, at_ms: int | None = None) -> int:
+    """What Celery beat runs (every NOTIFICATION_ESCALATION_SECONDS): every warehouse."""
+    total = 0
+    for warehouse_id in Warehouse.objects.values_list("id", flat=True):
+        total += escalate_warehouse(warehouse_id, at_ms=at_ms)
+    return total

@@ -1,0 +1,271 @@
+"""The alert lifecycle in Redis: the only code that runs lua/lifecycle.lua and reads its keys."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from django.conf import settings
+
+from config.redis import LuaScript, get_redis
+
+from . import keys
+from .domain import Actor, Event, HistoryEntry, InboxItem
+from .store import item_from_reply, report_day, report_retention_ms, visible_inboxes
+
+_lifecycle = LuaScript.beside(__file__, "lifecycle")
+
+
+class Outcome(StrEnum):
+    """What lua/lifecycle.lua answered (see its header)."""
+
+    OK = "ok"  # changed: the item carries the new cursor
+    SAME = "same"  # nothing to change (idempotent)
+    MISSING = "missing"  # unknown, expired, or not visible to this user
+    TAKEN = "taken"  # claimed by someone else
+    RESOLVED = "resolved"  # resolved already
+    FORBIDDEN = "forbidden"  # only the claimer may release it
+
+
+@dataclass(frozen=True)
+class Answer:
+    outcome: Outcome
+    item: InboxItem | None = None  # None when MISSING
+    inboxes: int = 0  # reraise: how many inboxes it is in
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome == Outcome.OK
+
+
+class StaleReaders(RuntimeError):
+    """The warehouse's readers kept changing while re-raising (retries exhausted)."""
+
+
+def _fixed_keys(warehouse_id: int, now_ms: int, actor_id: int | None) -> list[str]:
+    day = report_day(now_ms)
+    return [
+        keys.sequence(warehouse_id),
+        keys.contents(warehouse_id),
+        keys.ids(warehouse_id),
+        keys.routes(warehouse_id),
+        keys.expiry(warehouse_id),
+        keys.flags(warehouse_id),
+        keys.states(warehouse_id),
+        keys.changes(warehouse_id),
+        keys.history(warehouse_id),
+        keys.escalations(warehouse_id),
+        keys.report_counts(warehouse_id, day),
+        keys.report_durations(warehouse_id, day, "claim"),
+        keys.report_durations(warehouse_id, day, "resolve"),
+        # The system has no read marks; the key is declared (same slot) but never written.
+        keys.read_marks(warehouse_id, actor_id or 0),
+        keys.readers(warehouse_id),
+    ]
+
+
+def _call(
+    op: str,
+    *,
+    warehouse_id: int,
+    target: str,
+    now_ms: int,
+    actor: Actor | None,
+    extra_keys: Sequence[str] = (),
+    extra_args: Sequence[object] = (),
+) -> list:
+    return _lifecycle(
+        keys=[*_fixed_keys(warehouse_id, now_ms, actor.id if actor else None), *extra_keys],
+        args=[
+            op,
+            now_ms,
+            target,
+            "" if actor is None else actor.id,
+            "" if actor is None else actor.username,
+            report_retention_ms(),
+            settings.ALERT_REPORT_MAX_SAMPLES_PER_DAY,
+            *extra_args,
+        ],
+    )
+
+
+def _answer(reply: list) -> Answer:
+    outcome = Outcome(_text(reply[0]))
+    if outcome == Outcome.MISSING:
+        return Answer(outcome)
+    return Answer(outcome, item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3]))
+
+
+def change_by_user(
+    op: str,
+    *,
+    warehouse_id: int,
+    notification_id: str,
+    actor: Actor,
+    role_ids: Sequence[int],
+    now_ms: int,
+) -> Answer:
+    """claim, release or resolve by a user who must see the notification (own or role inbox)."""
+    reply = _call(
+        op,
+        warehouse_id=warehouse_id,
+        target=notification_id,
+        now_ms=now_ms,
+        actor=actor,
+        extra_keys=visible_inboxes(warehouse_id, actor.id, role_ids),
+    )
+    return _answer(reply)
+
+
+def resolve_by_system(*, warehouse_id: int, notification_id: str, now_ms: int) -> Answer:
+    """Resolve without a user (resolved_by null): a rule's condition cleared."""
+    reply = _call(
+        "resolve", warehouse_id=warehouse_id, target=notification_id, now_ms=now_ms, actor=None
+    )
+    return _answer(reply)
+
+
+def escalate(*, warehouse_id: int, slot: str, role_id: int | None, now_ms: int) -> Answer:
+    """Escalate one notification due in the escalations index (once: the script removes it)."""
+    subscriber = "" if role_id is None else f"r:{role_id}"
+    reply = _call(
+        "escalate",
+        warehouse_id=warehouse_id,
+        target=slot,
+        now_ms=now_ms,
+        actor=None,
+        extra_keys=[keys.inbox(warehouse_id, subscriber)] if subscriber else [],
+        extra_args=[subscriber],
+    )
+    return _answer(reply)
+
+
+def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: int = 5) -> Answer:
+    """Raise an open (or claimed) alert again: occurrences + 1, unread again for everyone.
+
+    Every reader's read marks key must be declared, so the readers set is read first and the
+    script checks it is still the same (retrying with the current one when it is not).
+    """
+    readers = [_text(m) for m in get_redis().smembers(keys.readers(warehouse_id))]
+    for _ in range(attempts):
+        reply = _call(
+            "reraise",
+            warehouse_id=warehouse_id,
+            target=notification_id,
+            now_ms=now_ms,
+            actor=None,
+            extra_keys=[keys.read_marks(warehouse_id, int(r)) for r in readers],
+            extra_args=readers,
+        )
+        if _text(reply[0]) != "readers":
+            answer = _answer(reply)
+            if answer.changed:
+                return Answer(answer.outcome, answer.item, inboxes=int(reply[4]))
+            return answer
+        readers = [_text(m) for m in reply[1:]]
+    raise StaleReaders(f"Readers of warehouse {warehouse_id} changed {attempts} times.")
+
+
+def history(
+    *,
+    warehouse_id: int,
+    notification_id: str,
+    actor: Actor,
+    role_ids: Sequence[int],
+    now_ms: int,
+) -> tuple[InboxItem, list[HistoryEntry]] | None:
+    """The notification and its events after publishing, or None when the user cannot see it."""
+    reply = _call(
+        "history",
+        warehouse_id=warehouse_id,
+        target=notification_id,
+        now_ms=now_ms,
+        actor=actor,
+        extra_keys=visible_inboxes(warehouse_id, actor.id, role_ids),
+    )
+    answer = _answer(reply)
+    if answer.item is None:
+        return None
+    raw = _text(reply[4] or "")
+    events = json.loads(f"[{raw}]") if raw else []
+    return answer.item, [
+        HistoryEntry(Event(e["event"]), int(e["at"]), Actor.from_json(e.get("by"))) for e in events
+    ]
+
+
+def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tuple[str, str]]:
+    """Up to `limit` (slot, message type code) due for escalation, earliest first."""
+    client = get_redis()
+    slots = [
+        _text(s)
+        for s in client.zrangebyscore(
+            keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit
+        )
+    ]
+    if not slots:
+        return []
+    due = []
+    for slot, content in zip(slots, client.hmget(keys.contents(warehouse_id), slots), strict=True):
+        # Gone already (expired and swept): "" makes the script drop it from the index.
+        due.append((slot, json.loads(content)["message_type"] if content else ""))
+    return due
+
+
+# --- The managers' report ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DayFigures:
+    """What one warehouse kept for one UTC day: counts per (type code, event), and time to
+    claim / to resolve samples per type code (ms)."""
+
+    counts: dict[tuple[str, str], int]
+    claim_ms: dict[str, list[int]]
+    resolve_ms: dict[str, list[int]]
+
+
+def report_figures(
+    warehouse_ids: Sequence[int], days: Sequence[int]
+) -> dict[int, list[DayFigures]]:
+    """Each warehouse's figures for the given days, in one pipelined round trip.
+
+    The work is bounded by days x warehouses x ALERT_REPORT_MAX_SAMPLES_PER_DAY, however many
+    notifications there were (each day's counts are a small hash).
+    """
+    pipe = get_redis().pipeline(transaction=False)
+    for warehouse_id in warehouse_ids:
+        for day in days:
+            pipe.hgetall(keys.report_counts(warehouse_id, day))
+            pipe.lrange(keys.report_durations(warehouse_id, day, "claim"), 0, -1)
+            pipe.lrange(keys.report_durations(warehouse_id, day, "resolve"), 0, -1)
+    replies = iter(pipe.execute()) if warehouse_ids and days else iter(())
+    figures: dict[int, list[DayFigures]] = {}
+    for warehouse_id in warehouse_ids:
+        figures[warehouse_id] = []
+        for _ in days:
+            counts, claims, resolves = next(replies), next(replies), next(replies)
+            figures[warehouse_id].append(
+                DayFigures(
+                    counts={
+                        tuple(_text(field).rsplit("|", 1)): int(value)  # type: ignore[misc]
+                        for field, value in counts.items()
+                    },
+                    claim_ms=_samples(claims),
+                    resolve_ms=_samples(resolves),
+                )
+            )
+    return figures
+
+
+def _samples(entries: list) -> dict[str, list[int]]:
+    by_type: dict[str, list[int]] = {}
+    for entry in entries:
+        type_code, _, ms = _text(entry).rpartition(" ")
+        by_type.setdefault(type_code, []).append(int(ms))
+    return by_type
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

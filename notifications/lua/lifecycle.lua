@@ -1,0 +1,202 @@
+-- The alert lifecycle of one notification (SPEC section 7), one atomic call per change: claim,
+-- release, resolve (by a user or by the system), escalate, re-raise, and reading its history.
+-- Publishing (lua/publish.lua) writes its flags, escalation due time and report count.
+--
+-- A notification keeps the cursor it was published with (its "slot") as its identity in the
+-- inboxes, contents, read marks and every hash below. A change of status gives it a new cursor
+-- from the warehouse sequence, kept in the changes zset (slot -> latest cursor) that polls merge
+-- with the inboxes; so a change touches only per-warehouse keys, never the inboxes (escalation
+-- adds one inbox, which the caller names). Every key is declared: one Redis Cluster slot.
+--
+-- KEYS[1]  cursor sequence               KEYS[2]  contents hash       KEYS[3]  ids hash
+-- KEYS[4]  routes hash                   KEYS[5]  expiry zset         KEYS[6]  flags hash
+-- KEYS[7]  states hash                   KEYS[8]  changes zset        KEYS[9]  history hash
+-- KEYS[10] escalations zset              KEYS[11] today's report counts hash
+-- KEYS[12] today's time-to-claim list    KEYS[13] today's time-to-resolve list
+-- KEYS[14] the acting user's read marks  KEYS[15] readers set
+-- KEYS[16..] claim, release, resolve, history by a user: the inboxes the user sees
+--            escalate: the escalation role's inbox (absent when the type has no role)
+--            reraise: the read marks of each user in ARGV[8..], same order
+-- ARGV[1] op: claim | release | resolve | escalate | reraise | history
+-- ARGV[2] now, ms since the epoch
+-- ARGV[3] notification id (UUID); escalate: the slot (from the escalations zset)
+-- ARGV[4] acting user id ("" for the system)   ARGV[5] their username
+-- ARGV[6] report retention, ms                 ARGV[7] most samples kept per duration list
+-- escalate:  ARGV[8] the escalation role's subscriber id ("r:<id>", "" for none)
+-- reraise:   ARGV[8..] the user ids the caller read from the readers set
+-- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
+--   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
+--   "missing" unknown, expired, not visible to the user, or (escalate) done already;
+--   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
+--   history: extra = the events after publishing, comma-separated JSON objects.
+--   reraise: extra = how many inboxes it is in (from its route).
+--   reraise: {"readers", user id, ...} when the readers set differs from ARGV[8..]: retry.
+
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+local SEVERITIES = {'info', 'warning', 'critical'}
+local LEVEL = {info = 0, warning = 1, critical = 2}
+local LETTER = {open = 'o', claimed = 'c', resolved = 'r'}
+
+local actor = cjson.null
+if ARGV[4] ~= '' then
+  actor = {id = tonumber(ARGV[4]), username = ARGV[5]}
+end
+
+local function live(slot)
+  local expires = redis.call('ZSCORE', KEYS[5], slot)
+  return expires ~= false and tonumber(expires) > now
+end
+
+local function visible(slot)
+  for i = 16, #KEYS do
+    if redis.call('ZSCORE', KEYS[i], slot) then return true end
+  end
+  return false
+end
+
+local function state_of(slot)
+  local raw = redis.call('HGET', KEYS[7], slot)
+  if raw then return cjson.decode(raw) end
+  local flag = redis.call('HGET', KEYS[6], slot) or 'o0'
+  return {status = 'open', severity = SEVERITIES[tonumber(string.sub(flag, 2, 2)) + 1],
+          claimed_by = cjson.null, claimed_at = cjson.null, resolved_by = cjson.null,
+          resolved_at = cjson.null, escalated_at = cjson.null, occurrences = 1}
+end
+
+local function cursor_of(slot)
+  local changed = redis.call('ZSCORE', KEYS[8], slot)
+  return changed and string.format('%.0f', tonumber(changed)) or slot
+end
+
+local function reply(code, slot, cursor, extra)
+  local read = redis.call('ZSCORE', KEYS[14], slot) and 1 or 0
+  return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
+          redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
+end
+
+-- Writes the new state, gives the notification a new cursor and records the event.
+local function save(slot, state, event)
+  local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+  local cursor = string.format('%.0f', math.max(last + 1, now * 1024))
+  redis.call('SET', KEYS[1], cursor)
+  redis.call('ZADD', KEYS[8], cursor, slot)
+  redis.call('HSET', KEYS[7], slot, cjson.encode(state))
+  redis.call('HSET', KEYS[6], slot, LETTER[state.status] .. LEVEL[state.severity])
+  local entry = cjson.encode({event = event, at = now, by = actor})
+  local before = redis.call('HGET', KEYS[9], slot)
+  redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
+  return cursor
+end
+
+-- The manager's report: per-day counts, and samples of time to claim and to resolve.
+local function count(type_code, event)
+  redis.call('HINCRBY', KEYS[11], type_code .. '|' .. event, 1)
+  redis.call('PEXPIRE', KEYS[11], ARGV[6])
+end
+
+local function sample(key, type_code, ms)
+  redis.call('RPUSH', key, type_code .. ' ' .. string.format('%.0f', ms))
+  redis.call('LTRIM', key, 0, tonumber(ARGV[7]) - 1)
+  redis.call('PEXPIRE', key, ARGV[6])
+end
+
+local function content_of(slot)
+  return cjson.decode(redis.call('HGET', KEYS[2], slot))
+end
+
+if op == 'escalate' then
+  local slot = ARGV[3]
+  -- Taking it out of the index first makes escalation happen once, whoever runs it.
+  if redis.call('ZREM', KEYS[10], slot) == 0 or not live(slot) then return {'missing'} end
+  local state = state_of(slot)
+  if state.status ~= 'open' then return reply('same', slot) end
+  if ARGV[8] ~= '' then
+    redis.call('ZADD', KEYS[16], slot, slot)
+    local route = redis.call('HGET', KEYS[4], slot) or ''
+    -- The sweep removes what the route lists: the new inbox entry must be in it.
+    if not string.find(route .. ' ', ' ' .. ARGV[8] .. ' ', 1, true) then
+      redis.call('HSET', KEYS[4], slot, route .. ' ' .. ARGV[8])
+    end
+  end
+  state.severity = SEVERITIES[math.min(LEVEL[state.severity] + 1, 2) + 1]
+  state.escalated_at = now
+  count(content_of(slot).message_type, 'escalated')
+  return reply('ok', slot, save(slot, state, 'escalated'))
+end
+
+local slot = redis.call('HGET', KEYS[3], ARGV[3])
+if not slot or not live(slot) then return {'missing'} end
+local by_user = ARGV[4] ~= ''
+if by_user and op ~= 'reraise' and not visible(slot) then return {'missing'} end
+local state = state_of(slot)
+
+if op == 'history' then
+  return reply('ok', slot, nil, redis.call('HGET', KEYS[9], slot) or '')
+end
+
+if op == 'claim' then
+  if state.status == 'resolved' then return reply('resolved', slot) end
+  if state.status == 'claimed' and state.claimed_by.id ~= actor.id then
+    return reply('taken', slot)
+  end
+  -- Claiming is also reading it, for the claimer.
+  redis.call('ZADD', KEYS[14], redis.call('ZSCORE', KEYS[5], slot), slot)
+  redis.call('SADD', KEYS[15], ARGV[4])
+  if state.status == 'claimed' then return reply('same', slot) end
+  state.status = 'claimed'
+  state.claimed_by = actor
+  state.claimed_at = now
+  if state.first_claimed_at == nil then
+    state.first_claimed_at = now
+    local content = content_of(slot)
+    count(content.message_type, 'claimed')
+    sample(KEYS[12], content.message_type, now - content.created_at_ms)
+  end
+  return reply('ok', slot, save(slot, state, 'claimed'))
+end
+
+if op == 'release' then
+  if state.status == 'resolved' then return reply('resolved', slot) end
+  if state.status == 'open' then return reply('same', slot) end
+  if state.claimed_by.id ~= actor.id then return reply('forbidden', slot) end
+  state.status = 'open'
+  state.claimed_by = cjson.null
+  state.claimed_at = cjson.null
+  return reply('ok', slot, save(slot, state, 'released'))
+end
+
+if op == 'resolve' then
+  if state.status == 'resolved' then return reply('same', slot) end
+  state.status = 'resolved'
+  state.resolved_by = actor
+  state.resolved_at = now
+  redis.call('ZREM', KEYS[10], slot)
+  local content = content_of(slot)
+  count(content.message_type, 'resolved')
+  sample(KEYS[13], content.message_type, now - content.created_at_ms)
+  return reply('ok', slot, save(slot, state, 'resolved'))
+end
+
+if op == 'reraise' then
+  if state.status == 'resolved' then return reply('resolved', slot) end
+  -- Unread again for everyone: drop every reader's mark, which needs every reader's key.
+  local readers = redis.call('SMEMBERS', KEYS[15])
+  local given = {}
+  for i = 8, #ARGV do given[ARGV[i]] = true end
+  local stale = #readers ~= #ARGV - 7
+  for _, reader in ipairs(readers) do
+    if not given[reader] then stale = true end
+  end
+  if stale then
+    local answer = {'readers'}
+    for _, reader in ipairs(readers) do answer[#answer + 1] = reader end
+    return answer
+  end
+  for i = 16, #KEYS do redis.call('ZREM', KEYS[i], slot) end
+  state.occurrences = (state.occurrences or 1) + 1
+  local _, words = string.gsub(redis.call('HGET', KEYS[4], slot) or '', '%S+', '')
+  return reply('ok', slot, save(slot, state, 'reraised'), math.max(words - 1, 0))
+end
+
+return redis.error_reply('ERR unknown lifecycle operation ' .. tostring(op))

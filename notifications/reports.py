@@ -1,0 +1,100 @@
+"""The managers' report of the alert lifecycle: per warehouse and message type, how many alerts
+were published, claimed, resolved and escalated, and how long claiming and resolving took."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+
+from config import timestamps
+from subscriptions.models import Warehouse
+
+from . import lifecycle_store
+from .store import report_day
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median and 90th percentile, in seconds (nearest rank), of some durations."""
+
+    median: float
+    p90: float
+    samples: int
+
+    @classmethod
+    def of(cls, durations_ms: list[int]) -> Spread | None:
+        if not durations_ms:
+            return None
+        ordered = sorted(durations_ms)
+        return cls(
+            median=_rank(ordered, 0.5) / 1000, p90=_rank(ordered, 0.9) / 1000, samples=len(ordered)
+        )
+
+
+def _rank(ordered: list[int], share: float) -> int:
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    warehouse_id: int
+    warehouse_code: str
+    message_type: str
+    published: int
+    claimed: int
+    resolved: int
+    escalated: int
+    time_to_claim: Spread | None
+    time_to_resolve: Spread | None
+
+
+@dataclass(frozen=True)
+class AlertReport:
+    days: int
+    first_day: date
+    last_day: date
+    rows: list[ReportRow]
+
+
+def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
+    """The last `days` UTC days, today included, of every warehouse (rows with any activity),
+    ordered by warehouse code and message type. Events count on the day they happened."""
+    now = timestamps.now_ms() if at_ms is None else at_ms
+    today = report_day(now)
+    day_numbers = list(range(today - days + 1, today + 1))
+    codes = dict(Warehouse.objects.values_list("pk", "code"))
+    figures = lifecycle_store.report_figures(list(codes), day_numbers)
+    rows = []
+    for warehouse_id, per_day in figures.items():
+        counts: Counter[tuple[str, str]] = Counter()
+        claims: dict[str, list[int]] = {}
+        resolves: dict[str, list[int]] = {}
+        for day in per_day:
+            counts.update(day.counts)
+            for type_code, samples in day.claim_ms.items():
+                claims.setdefault(type_code, []).extend(samples)
+            for type_code, samples in day.resolve_ms.items():
+                resolves.setdefault(type_code, []).extend(samples)
+        for type_code in sorted({t for t, _ in counts} | set(claims) | set(resolves)):
+            rows.append(
+                ReportRow(
+                    warehouse_id=warehouse_id,
+                    warehouse_code=codes[warehouse_id],
+                    message_type=type_code,
+                    published=counts[(type_code, "published")],
+                    claimed=counts[(type_code, "claimed")],
+                    resolved=counts[(type_code, "resolved")],
+                    escalated=counts[(type_code, "escalated")],
+                    time_to_claim=Spread.of(claims.get(type_code, [])),
+                    time_to_resolve=Spread.of(resolves.get(type_code, [])),
+                )
+            )
+    rows.sort(key=lambda row: (row.warehouse_code, row.message_type))
+    return AlertReport(
+        days=days,
+        first_day=timestamps.ms_to_datetime(day_numbers[0] * 86_400_000).date(),
+        last_day=timestamps.ms_to_datetime(today * 86_400_000).date(),
+        rows=rows,
+    )
