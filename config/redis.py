@@ -9,12 +9,15 @@ from typing import Any
 from django_redis import get_redis_connection
 from redis import Redis
 from redis.commands.core import Script
+from redis.exceptions import RedisClusterException, RedisError
 
-# Errors that mean "Redis is unreachable right now" rather than "the code is wrong".
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
-REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+# Every error Redis (or the client talking to it) can raise: unreachable, timeout, out of
+# memory, a read-only replica after a failover, a busy script, cluster redirections and
+# outages, a script failing on data it did not expect. None of them is the client's fault, and
+# each may pass once Redis recovers, so callers treat them all alike: 503 and retry later
+# (the API), log and let a sweep or the reconcile repair (background work). redis-py raises some
+# cluster errors outside the RedisError family, so they are named too.
+REDIS_UNAVAILABLE: tuple[type[Exception], ...] = (RedisError, RedisClusterException)
 
 
 def get_redis() -> Redis:

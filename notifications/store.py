@@ -6,6 +6,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.translation import gettext
+
+from config.errors import Unavailable
 from config.redis import LuaScript, get_redis
 from subscriptions import keys as subscription_keys
 
@@ -26,8 +29,10 @@ def cursor_at(ms: int) -> int:
     return int(ms) * CURSOR_PER_MS
 
 
-class StaleSubscribers(RuntimeError):
-    """The subscriber set kept changing while publishing (retries exhausted)."""
+class StaleSubscribers(Unavailable):
+    """The subscriber set kept changing while publishing (retries exhausted): try again soon."""
+
+    default_code = "subscribers_changing"
 
 
 class _SubscriberCache:
@@ -84,7 +89,12 @@ def deliver(
         if int(reply[0]) == 1:
             return int(reply[1]), len(subscribers)
         subscriber_cache.put(pair, _text(reply[1]), [_text(m) for m in reply[2:]])
-    raise StaleSubscribers(f"Subscribers of {pair} changed {attempts} times while publishing")
+    raise StaleSubscribers(
+        gettext(
+            "The subscribers changed %(attempts)d times while publishing; please retry shortly."
+        )
+        % {"attempts": attempts}
+    )
 
 
 def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework_xml.parsers import XMLParser
-from rest_framework_xml.renderers import XMLRenderer
+
+from config.parsers import JSONParser, XMLParser
+from config.renderers import XMLRenderer
 
 from .. import selectors, services
 from . import serializers as s
 
 
 class CanPublish(BasePermission):
-    message = "Publishing needs the permission notifications.publish_notification."
+    message = _("Publishing needs the permission notifications.publish_notification.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method != "POST":
@@ -61,10 +61,7 @@ class NotificationListView(NotificationAPIView):
     def post(self, request: Request) -> Response:
         payload = s.PublishInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            result = services.publish(**payload.validated_data)
-        except services.PublishError as exc:
-            raise ValidationError({exc.field: [exc.message]}) from exc
+        result = services.publish(**payload.validated_data)
         return Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
 
 
