@@ -176,6 +176,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"ChatKindEnum": [("group", "group"), ("direct", "direct")]},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.document_errors",  # 400, 401, 403, 404, 413, 429, 503 and their shape
+    ],
 }
 
 # --- Notifications ---------------------------------------------------------------------
