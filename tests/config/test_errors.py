@@ -9,6 +9,7 @@ from django.test import override_settings
 
 from config import errors
 from config.api import exception_handler
+from messaging import services
 from messaging.domain import ChatNotFound, InvalidChatRequest
 from notifications.services import PublishError
 from notifications.store import StaleSubscribers
@@ -105,3 +106,15 @@ def test_a_body_over_the_limit_in_chinese(client_for, alice):
     assert response.json() == {
         "detail": f"请求正文超过了 {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} 字节的上限。"
     }
+
+
+def test_a_chat_id_collision_is_a_409_not_a_500(alice, bob, client_for, monkeypatch, redis):
+    taken = services.chat_create_group(creator=alice, member_ids=[bob.pk], message="first")
+    monkeypatch.setattr(services.secrets, "token_hex", lambda n: taken.id.removeprefix("g-"))
+
+    response = client_for(alice).post(
+        "/api/v1/chats/", {"members": [bob.pk], "message": "second"}, format="json"
+    )
+
+    assert response.status_code == 409
+    assert "retry" in response.json()["detail"]
