@@ -145,6 +145,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # --- REST API ----------------------------------------------------------------------------
+# The largest request body (Django's default, 2.5 MB): the API's parsers read no more, JSON and
+# XML alike, and answer 413 beyond it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",

@@ -12,7 +12,9 @@ import os
 import pytest
 import schemathesis
 from django.contrib.auth.models import Permission
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, seed, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -39,8 +41,28 @@ CHECKS = [
 EXAMPLES = int(os.environ.get("WMS_FUZZ_EXAMPLES", "20"))
 
 
+def wsgi_app_inside_the_test_transaction():
+    """Django's WSGI app, minus closing the database connection after each request (which
+    would end the test's transaction), as Django's own test client does."""
+    handler = get_wsgi_application()
+
+    def app(environ, start_response):
+        signals.request_started.disconnect(close_old_connections)
+        signals.request_finished.disconnect(close_old_connections)
+        try:
+            response = handler(environ, start_response)
+            body = b"".join(response)
+            response.close()  # request_finished, as a WSGI server would send it
+            return [body]
+        finally:
+            signals.request_started.connect(close_old_connections)
+            signals.request_finished.connect(close_old_connections)
+
+    return app
+
+
 # Loaded through the app itself, as a client would: GET /api/schema/ (no database needed).
-schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_app_inside_the_test_transaction())
 
 
 def token_headers(user, *, publisher: bool = False) -> dict[str, str]:
