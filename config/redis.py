@@ -27,11 +27,9 @@ from redis.commands.core import Script
 # Errors that mean "Redis is unreachable right now" rather than "the code is wrong".
 from redis.exceptions import (
     AskError,
-    ClusterError,
     MovedError,
     RedisClusterException,
-    SlotNotCoveredError,
-    TryAgainError,
+    RedisError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -39,15 +37,13 @@ from redis.retry import Retry
 
 from config.redis_connections import CountingConnection
 
-# ClusterError covers CLUSTERDOWN and MASTERDOWN (a failover in progress); TRYAGAIN comes during
-# a slot migration; SlotNotCoveredError while the client's slot map has a hole.
-REDIS_UNAVAILABLE = (
-    RedisConnectionError,
-    RedisTimeoutError,
-    ClusterError,
-    TryAgainError,
-    SlotNotCoveredError,
-)
+# Every error Redis (or the client talking to it) can raise: unreachable, timeout, out of
+# memory, a read-only replica after a failover, a busy script, cluster redirections and
+# outages, a script failing on data it did not expect. None of them is the client's fault, and
+# each may pass once Redis recovers, so callers treat them all alike: 503 and retry later
+# (the API), log and let a sweep or the reconcile repair (background work). redis-py raises some
+# cluster errors outside the RedisError family, so they are named too.
+REDIS_UNAVAILABLE: tuple[type[Exception], ...] = (RedisError, RedisClusterException)
 
 logger = logging.getLogger(__name__)
 

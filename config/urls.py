@@ -20,3 +20,7 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("web.urls")),
 ]
+
+handler400 = "config.views.bad_request"
+handler404 = "config.views.not_found"
+handler500 = "config.views.server_error"

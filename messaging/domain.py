@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from django.utils.translation import gettext as _
+
+from config.errors import Invalid, NotFound
+
 
 class ChatKind(StrEnum):
     GROUP = "group"
@@ -49,14 +53,18 @@ class PendingMessages:
     messages: tuple[Message, ...]
 
 
-class ChatNotFound(Exception):
+class ChatNotFound(NotFound):
     """No such chat, or the user is not a member: both look the same from outside (404)."""
 
+    default_code = "chat_not_found"
 
-class InvalidChatRequest(Exception):
+    def __init__(self, chat_id: str = "") -> None:
+        super().__init__(_("No such chat."))
+        self.chat_id = chat_id
+
+
+class InvalidChatRequest(Invalid):
     """A request the chat rules refuse (400); nothing has been written."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
+    def __init__(self, field: str, message: str, *, code: str | None = None) -> None:
+        super().__init__(message, field=field, code=code)

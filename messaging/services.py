@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.utils.translation import gettext as _
 
 from . import keys, store
 from .domain import Chat, ChatNotFound, InvalidChatRequest, Message, PendingMessages, UserRef
@@ -46,15 +47,17 @@ def _me(user: AbstractBaseUser) -> UserRef:
 def validate_body(body: str, field: str = "body") -> str:
     """The body as given, if it is not blank and not too long."""
     if not body.strip():
-        raise InvalidChatRequest(field, "A message cannot be empty.")
+        raise InvalidChatRequest(field, _("A message cannot be empty."))
     try:
         body.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates, which JSON's \ud800 escapes can carry
-        raise InvalidChatRequest(field, "A message must be valid Unicode text.") from None
+        raise InvalidChatRequest(field, _("A message must be valid Unicode text.")) from None
     limit = settings.CHAT_MESSAGE_MAX_LENGTH
     if len(body) > limit:
         raise InvalidChatRequest(
-            field, f"A message can have at most {limit} characters (this one has {len(body)})."
+            field,
+            _("A message can have at most %(limit)d characters (this one has %(length)d).")
+            % {"limit": limit, "length": len(body)},
         )
     return body
 
@@ -67,7 +70,7 @@ def _require_active_users(user_ids: Iterable[int], field: str) -> set[int]:
     missing = sorted(wanted - found)
     if missing:
         listed = ", ".join(str(pk) for pk in missing)
-        raise InvalidChatRequest(field, f"No active user with id {listed}.")
+        raise InvalidChatRequest(field, _("No active user with id %(ids)s.") % {"ids": listed})
     return wanted
 
 
@@ -88,10 +91,12 @@ def chat_create_group(
     validate_body(message, field="message")
     others = {int(pk) for pk in member_ids} - {creator.pk}
     if not others:
-        raise InvalidChatRequest("members", "A group chat needs at least one other member.")
+        raise InvalidChatRequest("members", _("A group chat needs at least one other member."))
     limit = settings.CHAT_MAX_MEMBERS
     if len(others) + 1 > limit:
-        raise InvalidChatRequest("members", f"A chat can have at most {limit} members.")
+        raise InvalidChatRequest(
+            "members", _("A chat can have at most %(limit)d members.") % {"limit": limit}
+        )
     _require_active_users(others, field="members")
 
     chat_id = f"g-{secrets.token_hex(8)}"
@@ -122,7 +127,7 @@ def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
     """The one direct chat of the pair, created on first use; both are members afterwards."""
     other_id = int(other_id)
     if other_id == user.pk:
-        raise InvalidChatRequest("user", "A direct chat needs another user than yourself.")
+        raise InvalidChatRequest("user", _("A direct chat needs another user than yourself."))
     _require_active_users([other_id], field="user")
     chat_id = keys.direct_chat_id(user.pk, other_id)
     at = now_ms()
@@ -168,7 +173,8 @@ def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
     if outcome.unread is None:
         raise InvalidChatRequest(
             "up_to",
-            f"There is no message {up_to} in this chat yet (the last is {outcome.last_id}).",
+            _("There is no message %(up_to)d in this chat yet (the last is %(last)d).")
+            % {"up_to": up_to, "last": outcome.last_id},
         )
     return outcome.unread
 
@@ -220,10 +226,12 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     if outcome is None:
         raise ChatNotFound(chat_id)
     if outcome.status == "direct":
-        raise InvalidChatRequest("user", "Members can only be added to group chats.")
+        raise InvalidChatRequest("user", _("Members can only be added to group chats."))
     if outcome.status == "full":
         raise InvalidChatRequest(
-            "user", f"This chat already has the most members allowed ({settings.CHAT_MAX_MEMBERS})."
+            "user",
+            _("This chat already has the most members allowed (%(limit)d).")
+            % {"limit": settings.CHAT_MAX_MEMBERS},
         )
     if outcome.status == "added":
         store.index_chat(

@@ -21,6 +21,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+
+from config.errors import Conflict
 from config.redis import Batch, LuaScript, get_redis, scan_pages
 
 from . import keys
@@ -90,8 +93,13 @@ class IdleOutcome:
     last_activity_ms: int = 0
 
 
-class ChatIdTaken(Exception):
-    """A random group chat id collided with an existing chat (not expected in practice)."""
+class ChatIdTaken(Conflict):
+    """A random group chat id collided with an existing chat (not expected in practice): 409,
+    and the client's retry gets a fresh id."""
+
+    def __init__(self, chat_id: str) -> None:
+        super().__init__(gettext("A new chat could not be created; please retry."))
+        self.chat_id = chat_id
 
 
 def _text(value: bytes | str) -> str:

@@ -10,8 +10,10 @@ import logging
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext
 
-from config import timestamps
+from config import errors, timestamps
+from config.errors import DomainError
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -22,28 +24,30 @@ from .selectors import role_ids_of
 logger = logging.getLogger(__name__)
 
 
-class LifecycleError(Exception):
-    """A change the notification's state does not allow; `item` is its current state."""
+class LifecycleError(DomainError):
+    """A change the notification's state does not allow; `item` is its current state, and
+    the answer says who holds it (`claimed_by`, SPEC section 7)."""
 
     def __init__(self, message: str, item: InboxItem | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+        holder = item.lifecycle.claimed_by if item is not None else None
+        claimed_by = None if holder is None else {"id": holder.id, "username": holder.username}
+        super().__init__(message, extra={"claimed_by": claimed_by} if item else None)
         self.item = item
 
 
-class NotVisible(LifecycleError):
+class NotVisible(LifecycleError, errors.NotFound):
     """Unknown, expired, or in none of the user's inboxes (their own or their roles')."""
 
 
-class AlreadyClaimed(LifecycleError):
+class AlreadyClaimed(LifecycleError, errors.Conflict):
     """Someone else holds it."""
 
 
-class AlreadyResolved(LifecycleError):
-    pass
+class AlreadyResolved(LifecycleError, errors.Conflict):
+    """Resolved: nobody can claim or release it any more."""
 
 
-class NotClaimer(LifecycleError):
+class NotClaimer(LifecycleError, errors.Forbidden):
     """Only the user who claimed it may release it."""
 
 
@@ -68,16 +72,17 @@ def _by_user(
 def _checked(answer: Answer) -> InboxItem:
     item = answer.item
     if answer.outcome == Outcome.MISSING or item is None:
-        raise NotVisible("No such notification here (or it has expired).")
+        raise NotVisible(gettext("No such notification here (or it has expired)."))
     state = item.lifecycle
+    holder = state.claimed_by.username if state.claimed_by else gettext("someone else")
     if answer.outcome == Outcome.TAKEN:
-        holder = state.claimed_by.username if state.claimed_by else "someone else"
-        raise AlreadyClaimed(f"Already claimed by {holder}.", item)
+        raise AlreadyClaimed(gettext("Already claimed by %(user)s.") % {"user": holder}, item)
     if answer.outcome == Outcome.RESOLVED:
-        raise AlreadyResolved("Already resolved.", item)
+        raise AlreadyResolved(gettext("Already resolved."), item)
     if answer.outcome == Outcome.FORBIDDEN:
-        holder = state.claimed_by.username if state.claimed_by else "someone else"
-        raise NotClaimer(f"Only {holder}, who claimed it, can release it.", item)
+        raise NotClaimer(
+            gettext("Only %(user)s, who claimed it, can release it.") % {"user": holder}, item
+        )
     return item
 
 

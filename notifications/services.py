@@ -10,8 +10,10 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext as _
 
-from config import metrics, timestamps
+from config import jsonvalues, metrics, timestamps
+from config.errors import Invalid
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
@@ -23,22 +25,24 @@ from .selectors import role_ids_of
 logger = logging.getLogger(__name__)
 
 
-class PublishError(ValueError):
+class PublishError(Invalid, ValueError):
     """A notification that cannot be published; `field` names the offending argument."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
+    def __init__(self, field: str, message: str, *, code: str | None = None) -> None:
+        super().__init__(message, field=field, code=code)
 
 
 def resolve_message_type(message_type: MessageType | str) -> MessageType:
     code = message_type.code if isinstance(message_type, MessageType) else str(message_type)
     found = MessageType.objects.filter(code=code).first()
     if found is None:
-        raise PublishError("message_type", f"Unknown message type {code!r}.")
+        raise PublishError(
+            "message_type", _("Unknown message type %(code)s.") % {"code": repr(code)}
+        )
     if not found.is_active:
-        raise PublishError("message_type", f"Message type {code!r} is inactive.")
+        raise PublishError(
+            "message_type", _("Message type %(code)s is inactive.") % {"code": repr(code)}
+        )
     return found
 
 
@@ -51,9 +55,11 @@ def resolve_warehouse(warehouse: Warehouse | int | str) -> Warehouse:
     else:
         found = Warehouse.objects.filter(code=str(warehouse)).first()
     if found is None:
-        raise PublishError("warehouse", f"Unknown warehouse {warehouse!r}.")
+        raise PublishError(
+            "warehouse", _("Unknown warehouse %(warehouse)s.") % {"warehouse": repr(warehouse)}
+        )
     if not found.is_active:
-        raise PublishError("warehouse", f"Warehouse {found.code} is inactive.")
+        raise PublishError("warehouse", _("Warehouse %(code)s is inactive.") % {"code": found.code})
     return found
 
 
@@ -61,40 +67,52 @@ def _validated_content(
     title: str, body: str, data: Any, ttl_seconds: int | None, default_ttl: int
 ) -> tuple[str, str, dict[str, Any], int]:
     title = (title or "").strip()
+    title_limit = settings.NOTIFICATION_TITLE_MAX_LENGTH
     if not title:
-        raise PublishError("title", "A title is required.")
-    if len(title) > settings.NOTIFICATION_TITLE_MAX_LENGTH:
+        raise PublishError("title", _("A title is required."))
+    if len(title) > title_limit:
         raise PublishError(
             "title",
-            f"The title is longer than {settings.NOTIFICATION_TITLE_MAX_LENGTH} characters.",
+            _("The title is longer than %(limit)d characters.") % {"limit": title_limit},
         )
     body = body or ""
-    if len(body) > settings.NOTIFICATION_BODY_MAX_LENGTH:
+    body_limit = settings.NOTIFICATION_BODY_MAX_LENGTH
+    if len(body) > body_limit:
         raise PublishError(
-            "body", f"The body is longer than {settings.NOTIFICATION_BODY_MAX_LENGTH} characters."
+            "body", _("The body is longer than %(limit)d characters.") % {"limit": body_limit}
         )
+    for field, text in (("title", title), ("body", body)):
+        try:
+            jsonvalues.check(text, text=True)
+        except jsonvalues.JsonValueError as exc:
+            raise PublishError(field, str(exc)) from None
     data = {} if data is None else data
     if not isinstance(data, dict):
-        raise PublishError("data", "data must be a JSON object.")
+        raise PublishError("data", _("data must be a JSON object."))
     try:
-        size = len(json.dumps(data, ensure_ascii=False).encode())
+        # What is stored must be served again: no NaN or Infinity (which json.dumps would
+        # write and every later poll would fail to render), no lone surrogates, no deep nests.
+        jsonvalues.check(data, text=True)
+        size = len(json.dumps(data, ensure_ascii=False, allow_nan=False).encode())
+    except jsonvalues.JsonValueError as exc:
+        raise PublishError("data", str(exc)) from exc
     except (TypeError, ValueError) as exc:
-        raise PublishError("data", f"data is not JSON-serialisable: {exc}") from exc
-    if size > settings.NOTIFICATION_DATA_MAX_BYTES:
+        raise PublishError(
+            "data", _("data is not JSON-serialisable: %(reason)s") % {"reason": exc}
+        ) from exc
+    data_limit = settings.NOTIFICATION_DATA_MAX_BYTES
+    if size > data_limit:
         raise PublishError(
             "data",
-            f"data is {size} bytes as JSON; the limit is {settings.NOTIFICATION_DATA_MAX_BYTES}.",
+            _("data is %(size)d bytes as JSON; the limit is %(limit)d.")
+            % {"size": size, "limit": data_limit},
         )
     ttl = default_ttl if ttl_seconds is None else ttl_seconds
-    if (
-        not isinstance(ttl, int)
-        or isinstance(ttl, bool)
-        or not (1 <= ttl <= settings.NOTIFICATION_MAX_TTL_SECONDS)
-    ):
+    ttl_limit = settings.NOTIFICATION_MAX_TTL_SECONDS
+    if not isinstance(ttl, int) or isinstance(ttl, bool) or not (1 <= ttl <= ttl_limit):
         raise PublishError(
             "ttl_seconds",
-            f"ttl_seconds must be a whole number from 1 to "
-            f"{settings.NOTIFICATION_MAX_TTL_SECONDS}.",
+            _("ttl_seconds must be a whole number from 1 to %(limit)d.") % {"limit": ttl_limit},
         )
     return title, body, data, ttl
 

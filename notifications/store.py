@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from config.errors import Unavailable
 from config.redis import LuaScript, get_redis
 from subscriptions import keys as subscription_keys
 from subscriptions.store import token_count
@@ -40,8 +42,10 @@ def cursor_at(ms: int) -> int:
     return int(ms) * CURSOR_PER_MS
 
 
-class StaleSubscribers(RuntimeError):
-    """The subscriber set kept changing while publishing (retries exhausted)."""
+class StaleSubscribers(Unavailable):
+    """The subscriber set kept changing while publishing (retries exhausted): try again soon."""
+
+    default_code = "subscribers_changing"
 
 
 class NotMirrored(Exception):
@@ -135,7 +139,12 @@ def deliver(
         if count is not None and count != len(members):
             raise NotMirrored(f"The subscriber set of {pair} lost members")
         subscriber_cache.put(pair, token, members)
-    raise StaleSubscribers(f"Subscribers of {pair} changed {attempts} times while publishing")
+    raise StaleSubscribers(
+        gettext(
+            "The subscribers changed %(attempts)d times while publishing; please retry shortly."
+        )
+        % {"attempts": attempts}
+    )
 
 
 def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:

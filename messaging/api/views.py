@@ -7,13 +7,14 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.authentication import TokenAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.authentication import CsrfOnEveryMethodSessionAuthentication
+from config.fields import BoundedListField
 from messaging import selectors, services
-from messaging.domain import ChatNotFound, InvalidChatRequest
 
 from .serializers import (
     ChatListSerializer,
@@ -40,14 +41,8 @@ def _body_field() -> serializers.CharField:
 
 
 class ChatAPIView(APIView):
-    """Turns chat domain errors into HTTP: not a member (or no such chat) is 404, always."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, ChatNotFound):
-            exc = NotFound("No such chat.")
-        elif isinstance(exc, InvalidChatRequest):
-            exc = ValidationError({exc.field: [exc.message]})
-        return super().handle_exception(exc)
+    """Chat domain errors reach HTTP through config.api.exception_handler: not a member (or no
+    such chat) is 404, always; a refused request is 400 naming its field."""
 
     @staticmethod
     def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -58,8 +53,12 @@ class ChatAPIView(APIView):
 
 class ChatsView(ChatAPIView):
     class ChatCreateInputSerializer(serializers.Serializer):
-        members = serializers.ListField(
-            child=_user_id_field(), allow_empty=False, help_text="User ids; you are added yourself."
+        # Capped before the items are validated: a longer list can never be a valid chat.
+        members = BoundedListField(
+            child=_user_id_field(),
+            allow_empty=False,
+            max_length=settings.CHAT_MAX_MEMBERS,
+            help_text="User ids; you are added yourself.",
         )
         message = _body_field()
 
@@ -167,12 +166,33 @@ class ChatReadView(ChatAPIView):
 
 
 class PendingView(ChatAPIView):
+    """Fetching pending messages marks them seen, so it changes state: POST is the method.
+
+    GET stays for token clients written against the first version of the API; under session
+    authentication it needs the CSRF header like a POST, so a cross-site link cannot trigger it.
+    """
+
+    authentication_classes = [CsrfOnEveryMethodSessionAuthentication, TokenAuthentication]
+
+    @extend_schema(
+        request=None,
+        responses=PendingListSerializer,
+        operation_id="chats_pending_fetch",
+        summary="Every unseen message in all my chats; marks them seen",
+    )
+    def post(self, request: Request) -> Response:
+        return self._fetch(request)
+
     @extend_schema(
         responses=PendingListSerializer,
         operation_id="chats_pending",
-        summary="Every unseen message in all my chats; marks them seen",
+        summary="The same as POST (kept for token clients; needs CSRF under a session)",
     )
     def get(self, request: Request) -> Response:
+        return self._fetch(request)
+
+    @staticmethod
+    def _fetch(request: Request) -> Response:
         pending = services.messages_fetch_pending(user=request.user)
         return Response(PendingListSerializer({"results": pending}).data)
 

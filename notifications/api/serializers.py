@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.fields import BoundedListField
 from config.timestamps import iso_ms
 from subscriptions.models import Warehouse
 
@@ -18,9 +20,9 @@ MAX_CURSOR = 2**53
 
 class WarehouseField(serializers.PrimaryKeyRelatedField):
     default_error_messages = {
-        "does_not_exist": "Unknown or inactive warehouse {pk_value}.",
-        "incorrect_type": "The warehouse must be a warehouse id (an integer).",
-        "required": "The warehouse parameter (a warehouse id) is required.",
+        "does_not_exist": _("Unknown or inactive warehouse {pk_value}."),
+        "incorrect_type": _("The warehouse must be a warehouse id (an integer)."),
+        "required": _("The warehouse parameter (a warehouse id) is required."),
     }
 
     def __init__(self, **kwargs) -> None:
@@ -47,7 +49,7 @@ class InboxQuery(WarehouseQuery):
 
 
 class MarkReadInput(WarehouseQuery):
-    ids = serializers.ListField(
+    ids = BoundedListField(
         child=serializers.UUIDField(),
         required=False,
         max_length=settings.NOTIFICATION_MARK_READ_MAX_IDS,
@@ -57,7 +59,7 @@ class MarkReadInput(WarehouseQuery):
     def validate(self, attrs: dict) -> dict:
         if attrs.get("all") == bool(attrs.get("ids")):
             raise serializers.ValidationError(
-                'Send either "ids" (a non-empty list) or "all": true.'
+                _('Send either "ids" (a non-empty list) or "all": true.')
             )
         return attrs
 

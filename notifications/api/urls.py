@@ -9,23 +9,23 @@ urlpatterns = [
     path("notifications/unread/", views.UnreadView.as_view(), name="notifications-unread"),
     path("notifications/read/", views.MarkReadView.as_view(), name="notifications-read"),
     path(
-        "notifications/<uuid:notification_id>/claim/",
+        "notifications/<str:notification_id>/claim/",
         views.ClaimView.as_view(),
         name="notification-claim",
     ),
     path(
-        "notifications/<uuid:notification_id>/release/",
+        "notifications/<str:notification_id>/release/",
         views.ReleaseView.as_view(),
         name="notification-release",
     ),
     path(
-        "notifications/<uuid:notification_id>/resolve/",
+        "notifications/<str:notification_id>/resolve/",
         views.ResolveView.as_view(),
         name="notification-resolve",
     ),
     path("reports/alerts/", views.AlertReportView.as_view(), name="alert-report"),
     path(
-        "notifications/<uuid:notification_id>/history/",
+        "notifications/<str:notification_id>/history/",
         views.HistoryView.as_view(),
         name="notification-history",
     ),

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework_xml.parsers import XMLParser
-from rest_framework_xml.renderers import XMLRenderer
+
+from config import errors
+from config.parsers import JSONParser, XMLParser
+from config.renderers import XMLRenderer
 
 from .. import lifecycle, reports, selectors, services
 from . import serializers as s
 
 
 class CanPublish(BasePermission):
-    message = "Publishing needs the permission notifications.publish_notification."
+    message = _("Publishing needs the permission notifications.publish_notification.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method != "POST":
@@ -61,10 +63,7 @@ class NotificationListView(NotificationAPIView):
     def post(self, request: Request) -> Response:
         payload = s.PublishInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            result = services.publish(**payload.validated_data)
-        except services.PublishError as exc:
-            raise ValidationError({exc.field: [exc.message]}) from exc
+        result = services.publish(**payload.validated_data)
         return Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
 
 
@@ -101,25 +100,6 @@ class MarkReadView(NotificationAPIView):
         return Response(s.MarkReadOutput(result).data)
 
 
-class Conflict(APIException):
-    """409 with who holds the notification: {"detail", "claimed_by"}."""
-
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The notification's state does not allow this."
-    default_code = "conflict"
-
-    def __init__(self, error: lifecycle.LifecycleError) -> None:
-        super().__init__(error.message)
-        holder = error.item.lifecycle.claimed_by if error.item else None
-        # Set after __init__: DRF would turn the id into a string.
-        self.detail = {
-            "detail": self.detail,
-            "claimed_by": None
-            if holder is None
-            else {"id": holder.id, "username": holder.username},
-        }
-
-
 LIFECYCLE_RESPONSES = {
     200: s.NotificationOutput,
     404: s.DetailOutput,
@@ -134,18 +114,11 @@ class LifecycleView(NotificationAPIView):
     def post(self, request: Request, notification_id: str) -> Response:
         payload = s.LifecycleInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            item = self.change(
-                user=request.user,
-                warehouse_id=payload.validated_data["warehouse"].pk,
-                notification_id=str(notification_id),
-            )
-        except lifecycle.NotVisible as exc:
-            raise NotFound(exc.message) from exc
-        except lifecycle.NotClaimer as exc:
-            raise PermissionDenied(exc.message) from exc
-        except (lifecycle.AlreadyClaimed, lifecycle.AlreadyResolved) as exc:
-            raise Conflict(exc) from exc
+        item = self.change(
+            user=request.user,
+            warehouse_id=payload.validated_data["warehouse"].pk,
+            notification_id=str(notification_id),
+        )
         return Response(s.NotificationOutput(item).data)
 
 
@@ -202,7 +175,7 @@ class HistoryView(NotificationAPIView):
             notification_id=str(notification_id),
         )
         if events is None:
-            raise NotFound("No such notification here (or it has expired).")
+            raise errors.NotFound(gettext("No such notification here (or it has expired)."))
         return Response(s.HistoryOutput({"results": events}).data)
 
 

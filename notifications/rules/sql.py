@@ -31,6 +31,8 @@ from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from sqlparse import tokens as T
 
+from config import jsonvalues
+
 from . import sql_postgresql, sql_sqlite
 from .base import ALERT_KEY_MAX_LENGTH, Alert
 from .sql_policy import TABLES_HELP, called_functions, function_denied
@@ -315,7 +317,7 @@ def _alert(number: int, row: dict[str, Any]) -> Alert:
         data = {}
     elif isinstance(data, str | bytes):
         try:
-            data = json.loads(data)
+            data = json.loads(data, parse_constant=jsonvalues.refuse_constant)  # no NaN
         except ValueError as exc:
             raise SqlRuleError(f"Row {number}: data is not valid JSON ({exc}).") from None
     if not isinstance(data, dict):

@@ -122,6 +122,7 @@ def test_publishing_answers_503_when_replicas_do_not_acknowledge_in_time(
     assert time.monotonic() - started < 5
 
     settings.REDIS_WAIT_REPLICAS = 1
+    settings.REDIS_WAIT_TIMEOUT_MS = 5000  # a loaded test machine may take a while to replicate
     answer = client.post(
         "/api/v1/notifications/",
         {"message_type": "REP_NOTICE", "warehouse": warehouse.pk, "title": "Replenish"},
