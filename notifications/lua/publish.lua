@@ -13,6 +13,7 @@
 -- ARGV[2]  now, ms since the epoch          ARGV[3]  notification id (UUID)
 -- ARGV[4]  content JSON                     ARGV[5]  expires at, ms since the epoch
 -- ARGV[6..] subscriber ids ("u:<id>", "r:<id>")
+-- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel (see the end).
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
 --      or {0, current token, member, member, ...} when the caller's list is stale.
 
@@ -62,4 +63,9 @@ redis.call('ZADD', KEYS[7], ARGV[5], c)
 for i = 8, #KEYS do
   redis.call('ZADD', KEYS[i], c, c)
 end
+-- Tell open streams in the same script that delivers: no event without a delivery and no
+-- delivery without an event. Channel: notifications.keys.events_channel (the sequence key's
+-- name with ":events" for ":seq"); payload: cursor, id, inboxes (the convention in keys.py).
+redis.call('PUBLISH', (string.gsub(KEYS[3], ':seq$', ':events')),
+           c .. ' ' .. ARGV[3] .. ' ' .. table.concat(subscribers, ' '))
 return {1, c}

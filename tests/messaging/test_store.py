@@ -121,6 +121,8 @@ def test_lua_scripts_declare_every_key():
         # Keys come only through KEYS: no key names written into the scripts.
         assert "wms" not in source and "{chat" not in source and "{user" not in source
         for command, first_arg in re.findall(r"redis\.call\('(\w+)',\s*([^,)]+)", source):
+            if command == "PUBLISH":  # its first argument is a channel, not a key
+                continue
             assert first_arg.startswith("KEYS["), (path.name, command, first_arg)
 
 
