@@ -20,6 +20,7 @@ import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -35,6 +36,8 @@ from notifications.domain import InboxItem, Notification
 from . import access, events, sse
 
 logger = logging.getLogger(__name__)
+
+READ_MARKS_LUA = (Path(__file__).resolve().parent / "lua" / "read_marks.lua").read_text("utf-8")
 
 # How long a sender's username is reused before it is read again.
 USERNAME_TTL_SECONDS = 300.0
@@ -69,7 +72,9 @@ class Listener:
         self.closed: str | None = None
         self._limit = limit
         self._frames: deque[tuple[int | None, bytes]] = deque()
-        self._wake = asyncio.Event()
+        # A bare future rather than an Event and wait_for: a thousand streams wake per event,
+        # and wait_for would make a task for each of them each time.
+        self._waiter: asyncio.Future[None] | None = None
 
     def set_roles(self, role_ids: Iterable[int]) -> None:
         self.inboxes = inboxes_of(self.user_id, role_ids)
@@ -86,19 +91,28 @@ class Listener:
             self.close("slow")
             return
         self._frames.append((cursor, frame))
-        self._wake.set()
+        self._wake()
 
     def close(self, reason: str) -> None:
         if self.closed is None:
             self.closed = reason
-            self._wake.set()
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     async def take(self, timeout: float) -> list[tuple[int | None, bytes]]:
         """The frames waiting, after waiting up to `timeout` for one; raises Closed."""
         if not self._frames and self.closed is None:
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, timeout))
+            loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
+            timer = loop.call_later(max(0.0, timeout), self._wake)
+            try:
+                await self._waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
         if self.closed is not None:
             raise Closed(self.closed)
         frames = list(self._frames)
@@ -121,6 +135,7 @@ class Hub:
         self._ready: asyncio.Event | None = None
         self._retry_now: asyncio.Event | None = None
         self._data: Redis | None = None
+        self._read_marks_script: Any = None
 
     # --- Streams come and go ---------------------------------------------------------------
 
@@ -189,6 +204,11 @@ class Hub:
         if self._data is None:
             self._data = self.client_factory()
         return self._data
+
+    async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
+        if self._read_marks_script is None:
+            self._read_marks_script = self._client().register_script(READ_MARKS_LUA)
+        return await self._read_marks_script(keys=keys, args=args, client=self._client())
 
     async def _run(self) -> None:
         assert self._ready is not None and self._retry_now is not None
@@ -263,16 +283,20 @@ class Hub:
             return
         users = sorted({listener.user_id for listener in listeners})
         wh, cursor = event.warehouse_id, event.cursor
-        pipe = self._client().pipeline(transaction=False)
-        pipe.hget(notification_keys.contents(wh), cursor)
-        for user_id in users:
-            pipe.zscore(notification_keys.read_marks(wh, user_id), cursor)
-        content, *marks = await pipe.execute()  # Redis errors end the subscription: see _run
+        now = timestamps.now_ms()
+        # Redis errors end the subscription (see _run): the streams reconnect and replay.
+        content, *readers = await self._read_marks(
+            keys=[
+                notification_keys.contents(wh),
+                *(notification_keys.read_marks(wh, user) for user in users),
+            ],
+            args=[cursor, now],
+        )
         if content is None:  # expired and swept, or moved on to a newer cursor already
             return
-        now = timestamps.now_ms()
-        # A read mark counts while it is live (scored by expiry), as in lua/inbox.lua.
-        read = {u: m is not None and float(m) > now for u, m in zip(users, marks, strict=True)}
+        read = dict.fromkeys(users, False)
+        for position in readers:
+            read[users[int(position) - 1]] = True
         frames: dict[bool, bytes] = {}
         try:
             notification = Notification.from_json(content)
