@@ -279,6 +279,18 @@ async def run(
         f"p99 {pct(poll_latencies, 0.99):.0f} ms; {len(clients)} pollers would make "
         f"{len(clients) / args.poll_interval:.0f} requests/s for the same"
     )
+    slowest = sorted(
+        (
+            max((c.arrivals.get(cursor, t0) - t0) * 1000 for c in clients),
+            _setup.percentile([(c.arrivals.get(cursor, t0) - t0) * 1000 for c in clients], 0.5),
+        )
+        for cursor, t0 in published_at.items()
+    )
+    print(
+        "per publish, last client reached after (ms): "
+        + ", ".join(f"{last:.0f}" for last, _ in sorted(slowest, key=lambda x: x[1]))
+        + f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     for client in [warm, *clients]:
         client.close()
     await api.aclose()
