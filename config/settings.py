@@ -90,6 +90,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
+# The web server runs config.asgi:application (uvicorn); the WSGI entry point still works for
+# everything but the event stream.
+ASGI_APPLICATION = "config.asgi.application"
 
 TEMPLATES = [
     {
@@ -130,6 +133,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else 
 WHITENOISE_USE_FINDERS = True
 # STATIC_ROOT only exists after collectstatic; until then WhiteNoise serves from the finders.
 warnings.filterwarnings("ignore", message="No directory at")
+# Under ASGI, Django reads a WhiteNoise file response through a thread and warns each time; the
+# UI's files are small (README: "Web server").
+warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
@@ -437,6 +443,22 @@ METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # the API is failing (it backs off exponentially from the poll interval up to this).
 UI_POLL_INTERVAL_SECONDS = env.float("UI_POLL_INTERVAL_SECONDS", default=10.0)
 UI_POLL_MAX_BACKOFF_SECONDS = env.float("UI_POLL_MAX_BACKOFF_SECONDS", default=60.0)
+
+# --- Instant delivery (SPEC section 8): the event stream /api/v1/stream/ -------------------
+# A comment line at least this often keeps proxies and the browser from closing an idle stream.
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+# Frames waiting for one slow client before its stream is closed (it reconnects and replays).
+STREAM_QUEUE_LIMIT = env.int("STREAM_QUEUE_LIMIT", default=1000)
+# How often an open stream checks its credentials, the warehouse and the user's roles again.
+STREAM_RECHECK_SECONDS = env.float("STREAM_RECHECK_SECONDS", default=60.0)
+# A stream ends after this long and the client reconnects (spreads clients over new processes).
+STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=3600.0)
+# The reconnection delay the stream asks browsers for (SSE `retry:`), in milliseconds.
+STREAM_RETRY_MS = env.int("STREAM_RETRY_MS", default=3000)
+# The page uses the stream (and falls back to polling) unless this is off; while the stream is
+# live it still polls this often, to pick up what events do not carry (reads in other tabs).
+UI_STREAM = env.bool("UI_STREAM", default=True)
+UI_STREAM_RECONCILE_SECONDS = env.float("UI_STREAM_RECONCILE_SECONDS", default=60.0)
 
 # --- Product settings --------------------------------------------------------------------
 # Seconds a client may wait before retrying when Redis is unreachable (the 503's Retry-After).

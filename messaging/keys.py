@@ -81,6 +81,29 @@ def chat_keys(chat_id: str) -> list[str]:
     return [meta(chat_id), members(chat_id), joined(chat_id), messages(chat_id), sequence(chat_id)]
 
 
+def events_channel(chat_id: str) -> str:
+    """Pub/sub channel of a chat's new messages, for open streams (SPEC section 8).
+
+    send.lua PUBLISHes "<member id> <member id> ...\n<message JSON>" on it in the same script
+    that stores the message (deriving the name from the meta key: ":meta" -> ":events").
+    """
+    return f"{chat_prefix(chat_id)}:events"
+
+
+def events_channel_pattern() -> str:
+    """PSUBSCRIBE pattern matching every chat's events channel."""
+    return f"{settings.WMS_REDIS_PREFIX}:{{chat:*}}:events"
+
+
+def chat_of_channel(channel: str) -> str | None:
+    """The chat id of an events channel name, None for anything else."""
+    head = f"{settings.WMS_REDIS_PREFIX}:{{chat:"
+    if not (channel.startswith(head) and channel.endswith("}:events")):
+        return None
+    chat_id = channel[len(head) : -len("}:events")]
+    return chat_id if is_chat_id(chat_id) else None
+
+
 def user_prefix(user_id: int) -> str:
     """`wms:{user:<id>}`: the start of every chat key that belongs to one user."""
     return f"{settings.WMS_REDIS_PREFIX}:{{user:{int(user_id)}}}"

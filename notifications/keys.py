@@ -100,6 +100,39 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
+# --- Events for open streams (SPEC section 8) ------------------------------------------------
+# Every script that gives a notification a cursor (publish, and any status change) PUBLISHes,
+# inside the same script, one message on its warehouse's channel:
+#
+#     "<cursor> <notification id> <subscriber> <subscriber> ..."
+#
+# the subscribers being the inboxes (`u:<id>`, `r:<id>`) it is in, as in the routes hash. The
+# stream reads the content at that cursor and tells each user who sees one of those inboxes.
+# A channel is not a key, but it carries the warehouse hash tag anyway: Redis Cluster
+# broadcasts PUBLISH to every node, and a sharded SPUBLISH would land on the warehouse's slot.
+# publish.lua derives the name from the sequence key (":seq" -> ":events"); a script may as
+# well take it in ARGV. tests/notifications/test_events.py pins both.
+
+
+def events_channel(warehouse_id: int) -> str:
+    """Pub/sub channel of a warehouse's notification events (new ones and status changes)."""
+    return f"{warehouse_prefix(warehouse_id)}:events"
+
+
+def events_channel_pattern() -> str:
+    """PSUBSCRIBE pattern matching every warehouse's events channel."""
+    return f"{settings.WMS_REDIS_PREFIX}:{{wh:*}}:events"
+
+
+def warehouse_of_channel(channel: str) -> int | None:
+    """The warehouse id of an events channel name, None for anything else."""
+    head = f"{settings.WMS_REDIS_PREFIX}:{{wh:"
+    if not (channel.startswith(head) and channel.endswith("}:events")):
+        return None
+    digits = channel[len(head) : -len("}:events")]
+    return int(digits) if digits.isdigit() else None
+
+
 # --- Rules (notifications.rules): de-duplication and scheduling ---------------------------------
 # A rule id is "py:<rule name>" or "sql:<SqlRule pk>" (names match base.RULE_NAME: no braces, so
 # they never form a hash tag of their own).

@@ -29,10 +29,13 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
             "warehouses": [choice.as_json() for choice in warehouses],
             "pollIntervalSeconds": settings.UI_POLL_INTERVAL_SECONDS,
             "maxBackoffSeconds": settings.UI_POLL_MAX_BACKOFF_SECONDS,
+            "stream": settings.UI_STREAM,
+            "streamReconcileSeconds": settings.UI_STREAM_RECONCILE_SECONDS,
             "api": {
                 "notifications": "/api/v1/notifications/",
                 "chats": "/api/v1/chats/",
                 "contacts": "/api/v1/contacts/",
+                "stream": "/api/v1/stream/",
             },
             "loginUrl": reverse(settings.LOGIN_URL),
         }

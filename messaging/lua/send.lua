@@ -2,6 +2,7 @@
 -- KEYS[1] meta (hash), KEYS[2] members (zset user -> seen id), KEYS[3] joined (hash),
 -- KEYS[4] msgs (zset id -> JSON), KEYS[5] seq (string)       -- messaging.keys.chat_keys()
 -- ARGV[1] sender's user id, ARGV[2] body, ARGV[3] now in ms
+-- Publishes "<member id> ...\n<message JSON>" on the chat's events channel (see the end).
 -- Returns false if the sender is not a member (or there is no such chat),
 -- else {message JSON, {member user ids}}.
 local seen = redis.call('ZSCORE', KEYS[2], ARGV[1])
@@ -23,4 +24,9 @@ if tonumber(seen) == id - 1 then
   local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
 end
-return {msg, redis.call('ZRANGE', KEYS[2], 0, -1)}
+local members = redis.call('ZRANGE', KEYS[2], 0, -1)
+-- Tell open streams in the same script that stores the message. Channel:
+-- messaging.keys.events_channel (the meta key's name with ":events" for ":meta").
+redis.call('PUBLISH', (string.gsub(KEYS[1], ':meta$', ':events')),
+           table.concat(members, ' ') .. '\n' .. msg)
+return {msg, members}

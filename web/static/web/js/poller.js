@@ -8,8 +8,8 @@ export class Poller {
    * onHealth: called with {state: "ok" | "reconnecting" | "signed-out", error, retryInMs}.
    */
   constructor({ intervalMs, maxBackoffMs, tick, onHealth }) {
-    this.intervalMs = Math.max(250, intervalMs);
-    this.maxBackoffMs = Math.max(this.intervalMs, maxBackoffMs);
+    this.configuredMaxBackoffMs = maxBackoffMs;
+    this.setInterval(intervalMs);
     this.tick = tick;
     this.onHealth = onHealth;
     this.failures = 0;
@@ -26,6 +26,12 @@ export class Poller {
       if (document.visibilityState === "visible") this.pollNow();
     });
     window.addEventListener("online", () => this.pollNow());
+  }
+
+  /** Change the pace: while the event stream is live, polling only reconciles now and then. */
+  setInterval(intervalMs) {
+    this.intervalMs = Math.max(250, intervalMs);
+    this.maxBackoffMs = Math.max(this.intervalMs, this.configuredMaxBackoffMs);
   }
 
   /** Poll as soon as possible (after the round in flight, if any). */

@@ -1,0 +1,95 @@
+"""Who is asking, and what they may see: the stream's database reads.
+
+These are plain synchronous functions; the stream runs each one through `run_db`, in a worker
+thread that closes its database connection afterwards, so an open stream keeps none.
+Authentication is the REST API's: a session cookie (the browser) or `Authorization: Token`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db import close_old_connections, connections
+from django.http import HttpRequest
+from django.http.cookie import parse_cookie
+from django.utils.module_loading import import_string
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+
+from messaging.domain import UserRef
+from messaging.selectors import user_refs
+from notifications.selectors import role_ids_of
+from subscriptions.models import Warehouse
+
+T = TypeVar("T")
+
+NOT_AUTHENTICATED = exceptions.NotAuthenticated.default_detail
+
+
+class AuthenticationFailed(Exception):
+    """No valid credentials: the answer is 403, as from the REST API."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def _close_connections(function: Callable[..., T], *args: Any) -> T:
+    close_old_connections()
+    try:
+        return function(*args)
+    finally:
+        # This worker thread serves other streams next: it must not keep a connection open.
+        connections.close_all()
+
+
+async def run_db(function: Callable[..., T], *args: Any) -> T:
+    """Run a database read in a worker thread of the event loop, and close its connection."""
+    return await sync_to_async(_close_connections, thread_sensitive=False)(function, *args)
+
+
+def authenticate(headers: Mapping[str, str]) -> AbstractBaseUser:
+    """The active user the request's token or session belongs to (headers in lower case)."""
+    authorization = headers.get("authorization", "")
+    parts = authorization.split()
+    if parts and parts[0].lower() == TokenAuthentication.keyword.lower():
+        if len(parts) != 2:
+            raise AuthenticationFailed("Invalid token header.")
+        try:
+            user, _ = TokenAuthentication().authenticate_credentials(parts[1])
+        except exceptions.AuthenticationFailed as exc:
+            raise AuthenticationFailed(str(exc.detail)) from None
+        return user
+    session_key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
+    if not session_key:
+        raise AuthenticationFailed(NOT_AUTHENTICATED)
+    # django.contrib.auth.get_user checks the session's auth hash and backend exactly as
+    # AuthenticationMiddleware does; it only needs request.session.
+    request = HttpRequest()
+    request.session = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
+    user = auth.get_user(request)
+    if isinstance(user, AnonymousUser) or not user.is_active:
+        raise AuthenticationFailed(NOT_AUTHENTICATED)
+    return user
+
+
+def identify(
+    headers: Mapping[str, str], warehouse_id: int | None
+) -> tuple[AbstractBaseUser, list[int], bool]:
+    """The user, their roles (read now), and whether the warehouse exists and is active."""
+    user = authenticate(headers)
+    active = (
+        warehouse_id is not None
+        and Warehouse.objects.filter(pk=warehouse_id, is_active=True).exists()
+    )
+    return user, role_ids_of(user), active
+
+
+def usernames(user_ids: list[int]) -> dict[int, UserRef]:
+    return user_refs(user_ids)

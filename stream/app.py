@@ -1,0 +1,279 @@
+"""GET /api/v1/stream/?warehouse=ID: the Server-Sent Events stream, as a pure ASGI app.
+
+It does not go through Django's middleware or views: Django runs synchronous middleware in a
+thread per request, and a stream lasts for hours. Instead it does what they would, briefly:
+checks the host, authenticates (session cookie or token, in a worker thread that then closes
+its database connection), validates the query, and answers errors as JSON like the REST API.
+
+Then, in this order, so a reconnect loses nothing and repeats nothing:
+1. registers with the hub (Redis subscription live) — else 503 + Retry-After;
+2. reads the warehouse's current cursor — else 503;
+3. with Last-Event-ID (or ?since=), replays the notifications after it through the inbox
+   selector, a page at a time (the first page before answering, so Redis errors are a 503);
+4. sends `event: ready` whose id is the cursor everything up to which has been sent, and
+   from then on the live events, dropping any notification at or below that cursor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qs
+
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+from rest_framework.renderers import JSONRenderer
+
+from config.redis import REDIS_UNAVAILABLE
+from notifications import selectors
+from notifications.api.serializers import MAX_CURSOR
+from notifications.domain import InboxPage
+
+from . import access, events, sse
+from .hub import Closed, Hub, Listener, Unavailable
+
+logger = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+REDIS_DOWN_DETAIL = "The message store is unavailable right now; please retry shortly."
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None):
+        super().__init__(payload)
+        self.status = status
+        self.payload = payload
+        self.headers = headers or {}
+
+
+def redis_down() -> HttpError:
+    return HttpError(
+        HTTPStatus.SERVICE_UNAVAILABLE,
+        {"detail": REDIS_DOWN_DETAIL},
+        {"Retry-After": str(settings.REDIS_RETRY_AFTER_SECONDS)},
+    )
+
+
+def _cursor(value: str, name: str) -> int:
+    try:
+        cursor = int(value.strip())
+    except ValueError:
+        raise HttpError(400, {name: ["A cursor must be an integer."]}) from None
+    if not 0 <= cursor <= MAX_CURSOR:
+        raise HttpError(400, {name: [f"A cursor must be between 0 and {MAX_CURSOR}."]})
+    return cursor
+
+
+def parse_request(query: dict[str, list[str]], headers: dict[str, str]) -> tuple[int, int | None]:
+    """(warehouse id, cursor to replay after or None); HttpError 400 for bad input."""
+    values = query.get("warehouse") or [""]
+    if not values[0]:
+        raise HttpError(
+            400, {"warehouse": ["The warehouse parameter (a warehouse id) is required."]}
+        )
+    try:
+        warehouse_id = int(values[0])
+    except ValueError:
+        raise HttpError(
+            400, {"warehouse": ["The warehouse must be a warehouse id (an integer)."]}
+        ) from None
+    if warehouse_id < 1:
+        raise HttpError(404, {"detail": f"Unknown or inactive warehouse {warehouse_id}."})
+    # The browser's own reconnect (Last-Event-ID) wins over the since of the original URL.
+    if headers.get("last-event-id", "").strip():
+        return warehouse_id, _cursor(headers["last-event-id"], "Last-Event-ID")
+    since = query.get("since") or [""]
+    return warehouse_id, _cursor(since[0], "since") if since[0] else None
+
+
+class StreamApp:
+    """The ASGI app of the stream endpoint (config/asgi.py routes the path to it)."""
+
+    def __init__(self, hub: Hub | None = None) -> None:
+        self.hub = hub or Hub()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+        }
+        listener: Listener | None = None
+        try:
+            if scope["method"] != "GET":
+                raise HttpError(405, {"detail": f'Method "{scope["method"]}" not allowed.'})
+            host, _ = split_domain_port(headers.get("host", ""))
+            if not host or not validate_host(host, settings.ALLOWED_HOSTS):
+                raise HttpError(400, {"detail": "Invalid host header."})
+            # Authentication comes first, as in DRF: a stranger learns nothing about the input.
+            try:
+                request: tuple[int, int | None] | None = parse_request(
+                    parse_qs(scope.get("query_string", b"").decode("latin-1")), headers
+                )
+                bad_input = None
+            except HttpError as exc:
+                request, bad_input = None, exc
+            try:
+                user, role_ids, active = await access.run_db(
+                    access.identify, headers, request[0] if request else None
+                )
+            except access.AuthenticationFailed as exc:
+                raise HttpError(403, {"detail": exc.detail}) from None
+            if bad_input is not None or request is None:
+                raise bad_input or HttpError(400, {})
+            warehouse_id, since = request
+            if not active:
+                raise HttpError(404, {"detail": f"Unknown or inactive warehouse {warehouse_id}."})
+            listener = Listener(
+                user_id=user.pk,
+                warehouse_id=warehouse_id,
+                role_ids=role_ids,
+                limit=settings.STREAM_QUEUE_LIMIT,
+            )
+            try:
+                await self.hub.register(listener, timeout=settings.REDIS_CONNECT_TIMEOUT + 1)
+                position = await self.hub.current_cursor(warehouse_id)
+                first = None
+                if since is not None:
+                    first = await access.run_db(_replay_page, user, warehouse_id, since)
+            except (Unavailable, *REDIS_UNAVAILABLE):
+                raise redis_down() from None
+        except HttpError as exc:
+            if listener is not None:
+                self.hub.unregister(listener)
+            await _answer(send, exc)
+            return
+        try:
+            await self._stream(receive, send, headers, user, listener, since, first, position)
+        finally:
+            self.hub.unregister(listener)
+
+    async def _stream(
+        self,
+        receive: Receive,
+        send: Send,
+        headers: dict[str, str],
+        user: Any,
+        listener: Listener,
+        since: int | None,
+        first: InboxPage | None,
+        position: int,
+    ) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/event-stream; charset=utf-8"),
+                    (b"cache-control", b"no-cache, no-transform"),
+                    (b"x-accel-buffering", b"no"),  # nginx: pass each event on at once
+                ],
+            }
+        )
+        watcher = asyncio.ensure_future(_watch_disconnect(receive, listener))
+
+        async def write(chunk: bytes) -> None:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+        try:
+            await write(sse.retry(settings.STREAM_RETRY_MS))
+            sent = since or 0
+            page = first
+            while page is not None and listener.closed is None:
+                for item in page.items:
+                    await write(
+                        sse.frame(event="notification", data=events.item_data(item), id=item.cursor)
+                    )
+                    sent = max(sent, item.cursor)
+                if len(page.items) < settings.NOTIFICATION_PAGE_MAX:
+                    break
+                try:
+                    page = await access.run_db(_replay_page, user, listener.warehouse_id, sent)
+                except REDIS_UNAVAILABLE:
+                    return  # the client reconnects from the last id it received
+            sent = max(sent, position)
+            await write(sse.frame(event="ready", data=b'{"cursor":%d}' % sent, id=sent))
+            await self._live(write, headers, listener, sent)
+        except Closed as closed:
+            logger.debug("Stream of user %s ended: %s", listener.user_id, closed.reason)
+        finally:
+            watcher.cancel()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _live(
+        self,
+        write: Callable[[bytes], Awaitable[None]],
+        headers: dict[str, str],
+        listener: Listener,
+        sent: int,
+    ) -> None:
+        heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+        ends_at = time.monotonic() + settings.STREAM_MAX_SECONDS
+        recheck_at = time.monotonic() + settings.STREAM_RECHECK_SECONDS
+        while True:
+            now = time.monotonic()
+            if now >= ends_at:
+                return  # the client reconnects (perhaps to a less busy process) and replays
+            if now >= recheck_at:
+                # Roles change, sessions end, tokens are revoked: look again now and then.
+                try:
+                    _, role_ids, active = await access.run_db(
+                        access.identify, headers, listener.warehouse_id
+                    )
+                except access.AuthenticationFailed:
+                    return
+                if not active:
+                    return
+                listener.set_roles(role_ids)
+                recheck_at = now + settings.STREAM_RECHECK_SECONDS
+            frames = await listener.take(min(heartbeat, ends_at - now, recheck_at - now))
+            if not frames:
+                await write(sse.KEEP_ALIVE)
+                continue
+            chunk = []
+            for cursor, frame in frames:
+                if cursor is not None:
+                    if cursor <= sent:  # replayed already, or from before the stream began
+                        continue
+                    sent = cursor
+                chunk.append(frame)
+            if chunk:
+                await write(b"".join(chunk))
+
+
+def _replay_page(user: Any, warehouse_id: int, since: int) -> InboxPage:
+    # Read ones too: a stream tells every change; the client replaces its copy by id.
+    return selectors.inbox_page(
+        user=user,
+        warehouse_id=warehouse_id,
+        since=since,
+        limit=settings.NOTIFICATION_PAGE_MAX,
+        include_read=True,
+    )
+
+
+async def _watch_disconnect(receive: Receive, listener: Listener) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            listener.close("disconnected")
+            return
+
+
+async def _answer(send: Send, error: HttpError) -> None:
+    body = JSONRenderer().render(error.payload)
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": int(error.status), "headers": headers})
+    await send({"type": "http.response.body", "body": body})

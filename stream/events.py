@@ -1,0 +1,91 @@
+"""What the scripts PUBLISH (the conventions in notifications/keys.py and messaging/keys.py),
+parsed into events; and how events are shown to one user, exactly as the REST API shows them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from rest_framework.renderers import JSONRenderer
+
+from config.timestamps import ms_to_datetime
+from messaging import keys as chat_keys
+from messaging.api.serializers import MessageSerializer
+from messaging.domain import Message, UserRef
+from notifications import keys as notification_keys
+from notifications.api.serializers import NotificationOutput
+from notifications.domain import InboxItem
+
+
+@dataclass(frozen=True)
+class NotificationEvent:
+    """A notification got a cursor (published, or its status changed) in these inboxes."""
+
+    warehouse_id: int
+    cursor: int
+    notification_id: str
+    inboxes: frozenset[str]  # "u:<user id>" / "r:<group id>"
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """A message was stored in a chat with these members."""
+
+    chat_id: str
+    member_ids: frozenset[int]
+    message_id: int
+    sender_id: int
+    body: str
+    sent_ms: int
+
+
+def parse(channel: str | bytes, payload: str | bytes) -> NotificationEvent | ChatEvent | None:
+    """The event a pub/sub message announces; None for a channel or payload of another form."""
+    channel = _text(channel)
+    payload = _text(payload)
+    warehouse_id = notification_keys.warehouse_of_channel(channel)
+    if warehouse_id is not None:
+        cursor, notification_id, *inboxes = payload.split(" ")
+        return NotificationEvent(
+            warehouse_id=warehouse_id,
+            cursor=int(cursor),
+            notification_id=notification_id,
+            inboxes=frozenset(i for i in inboxes if i),
+        )
+    chat_id = chat_keys.chat_of_channel(channel)
+    if chat_id is not None:
+        members, _, raw = payload.partition("\n")
+        message = json.loads(raw)
+        return ChatEvent(
+            chat_id=chat_id,
+            member_ids=frozenset(int(m) for m in members.split(" ") if m),
+            message_id=int(message["id"]),
+            sender_id=int(message["sender"]),
+            body=message["body"],
+            sent_ms=int(message["ts"]),
+        )
+    return None
+
+
+_renderer = JSONRenderer()
+
+
+def item_data(item: InboxItem) -> bytes:
+    """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer)."""
+    return _renderer.render(NotificationOutput(item).data)
+
+
+def chat_data(event: ChatEvent, sender: UserRef) -> bytes:
+    """{"chat": id, "message": M}, M as the chat endpoints serialize it."""
+    message = Message(
+        id=event.message_id,
+        chat=event.chat_id,
+        sender=sender,
+        body=event.body,
+        sent_at=ms_to_datetime(event.sent_ms),
+    )
+    return _renderer.render({"chat": event.chat_id, "message": MessageSerializer(message).data})
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value

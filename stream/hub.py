@@ -1,0 +1,354 @@
+"""One Redis pub/sub subscription per process, fanned out in memory to the open streams.
+
+The hub PSUBSCRIBEs to every warehouse's and every chat's events channel on one connection.
+For each message it finds the local streams it concerns (by warehouse and inbox, or by chat
+member), makes one Redis round trip for what they need (the content at the cursor and each
+user's read mark), serializes once per variant and queues the frame on each stream. Messages
+are handled one at a time, in the order Redis sent them, so every stream receives its
+notifications in cursor order.
+
+A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rather than
+buffered without bound; so is every stream when the subscription fails. Their clients
+reconnect with Last-Event-ID and replay what they missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from redis.asyncio import Redis
+
+from config import timestamps
+from config.redis_async import async_redis
+from messaging import keys as chat_keys
+from messaging.domain import UserRef
+from notifications import keys as notification_keys
+from notifications.domain import InboxItem, Lifecycle, Notification
+
+from . import access, events, sse
+
+logger = logging.getLogger(__name__)
+
+READ_MARKS_LUA = (Path(__file__).resolve().parent / "lua" / "read_marks.lua").read_text("utf-8")
+
+# How long a sender's username is reused before it is read again.
+USERNAME_TTL_SECONDS = 300.0
+
+
+class Closed(Exception):
+    """The stream must end (the reason: "redis", "slow", "shutdown", "error")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Unavailable(Exception):
+    """The subscription is not running (Redis unreachable): new streams get 503."""
+
+
+def inboxes_of(user_id: int, role_ids: Iterable[int]) -> frozenset[str]:
+    """The inboxes a user sees in a warehouse: their own and their roles' (SPEC section 2)."""
+    return frozenset({f"u:{int(user_id)}", *(f"r:{int(r)}" for r in role_ids)})
+
+
+class Listener:
+    """One open stream as the hub sees it: whose it is, and the frames waiting to be written."""
+
+    def __init__(
+        self, *, user_id: int, warehouse_id: int, role_ids: Iterable[int], limit: int
+    ) -> None:
+        self.user_id = int(user_id)
+        self.warehouse_id = int(warehouse_id)
+        self.inboxes = inboxes_of(user_id, role_ids)
+        self.closed: str | None = None
+        self._limit = limit
+        self._frames: deque[tuple[int | None, bytes]] = deque()
+        # A bare future rather than an Event and wait_for: a thousand streams wake per event,
+        # and wait_for would make a task for each of them each time.
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set_roles(self, role_ids: Iterable[int]) -> None:
+        self.inboxes = inboxes_of(self.user_id, role_ids)
+
+    def sees(self, inboxes: frozenset[str]) -> bool:
+        return not self.inboxes.isdisjoint(inboxes)
+
+    def offer(self, cursor: int | None, frame: bytes) -> None:
+        """Queue a frame (cursor None: not a notification). A full queue closes the stream."""
+        if self.closed is not None:
+            return
+        if len(self._frames) >= self._limit:
+            self._frames.clear()
+            self.close("slow")
+            return
+        self._frames.append((cursor, frame))
+        self._wake()
+
+    def close(self, reason: str) -> None:
+        if self.closed is None:
+            self.closed = reason
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def take(self, timeout: float) -> list[tuple[int | None, bytes]]:
+        """The frames waiting, after waiting up to `timeout` for one; raises Closed."""
+        if not self._frames and self.closed is None:
+            loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
+            timer = loop.call_later(max(0.0, timeout), self._wake)
+            try:
+                await self._waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+        if self.closed is not None:
+            raise Closed(self.closed)
+        frames = list(self._frames)
+        self._frames.clear()
+        return frames
+
+
+class Hub:
+    """The process's subscription and its index of open streams (one per event loop)."""
+
+    # Swapped by tests and benchmarks; builds the redis.asyncio clients.
+    client_factory: Callable[..., Redis] = staticmethod(async_redis)
+
+    def __init__(self) -> None:
+        self._by_warehouse: dict[int, set[Listener]] = defaultdict(set)
+        self._by_user: dict[int, set[Listener]] = defaultdict(set)
+        self._names: dict[int, tuple[float, UserRef]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Event | None = None
+        self._retry_now: asyncio.Event | None = None
+        self._data: Redis | None = None
+        self._read_marks_script: Any = None
+
+    # --- Streams come and go ---------------------------------------------------------------
+
+    async def register(self, listener: Listener, *, timeout: float) -> None:
+        """Start delivering to `listener` once the subscription is live; raises Unavailable.
+
+        Anything published after this returns reaches the listener (or closes it), which is
+        what lets a stream replay from Redis afterwards without a gap.
+        """
+        ready = self._start()
+        assert self._retry_now is not None
+        self._retry_now.set()  # someone is waiting: retry a lost subscription now, not later
+        try:
+            await asyncio.wait_for(ready.wait(), timeout)
+        except TimeoutError:
+            raise Unavailable from None
+        self._by_warehouse[listener.warehouse_id].add(listener)
+        self._by_user[listener.user_id].add(listener)
+
+    def unregister(self, listener: Listener) -> None:
+        for index, key in (
+            (self._by_warehouse, listener.warehouse_id),
+            (self._by_user, listener.user_id),
+        ):
+            group = index.get(key)
+            if group is not None:
+                group.discard(listener)
+                if not group:
+                    del index[key]
+
+    @property
+    def streams(self) -> int:
+        return sum(len(group) for group in self._by_warehouse.values())
+
+    async def current_cursor(self, warehouse_id: int) -> int:
+        """The warehouse's last cursor given out (0 if none): where "from now" starts."""
+        value = await self._client().get(notification_keys.sequence(warehouse_id))
+        return int(value or 0)
+
+    async def aclose(self) -> None:
+        """Stop the subscription and end every stream (server shutdown)."""
+        self._close_all("shutdown")
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+        if self._data is not None:
+            await self._data.aclose()
+            self._data = None
+
+    # --- The subscription ------------------------------------------------------------------
+
+    def _start(self) -> asyncio.Event:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new server (tests): clients of an old loop are unusable
+            self._loop, self._task, self._data = loop, None, None
+            self._ready = asyncio.Event()
+            self._retry_now = asyncio.Event()
+        assert self._ready is not None
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._run(), name="stream-hub")
+        return self._ready
+
+    def _client(self) -> Redis:
+        if self._data is None:
+            self._data = self.client_factory()
+        return self._data
+
+    async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
+        if self._read_marks_script is None:
+            self._read_marks_script = self._client().register_script(READ_MARKS_LUA)
+        return await self._read_marks_script(keys=keys, args=args, client=self._client())
+
+    async def _run(self) -> None:
+        assert self._ready is not None and self._retry_now is not None
+        delay = 0.1
+        patterns = (
+            notification_keys.events_channel_pattern(),
+            chat_keys.events_channel_pattern(),
+        )
+        while True:
+            client = self.client_factory(pubsub=True)
+            pubsub = client.pubsub()
+            try:
+                await pubsub.psubscribe(*patterns)
+                # Ready only once Redis has confirmed both patterns: from then on no publish
+                # can be missed.
+                confirmed = 0
+                while confirmed < len(patterns):
+                    message = await pubsub.get_message(timeout=settings.REDIS_CONNECT_TIMEOUT)
+                    if message is None:
+                        raise TimeoutError("Redis did not confirm the subscription")
+                    confirmed += message["type"] == "psubscribe"
+                self._ready.set()
+                logger.info("Stream hub subscribed to %s", ", ".join(patterns))
+                delay = 0.1
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
+                    if message is not None and message["type"] == "pmessage":
+                        await self._dispatch(message["channel"], message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.warning("Stream hub lost its Redis subscription: %r", exc)
+            finally:
+                self._ready.clear()
+                self._close_all("redis")
+                await _quietly(pubsub.aclose())
+                await _quietly(client.aclose())
+                if self._data is not None:
+                    await _quietly(self._data.aclose())
+                    self._data = None
+            # Back off while Redis stays away, but a stream trying to start cuts the wait short.
+            self._retry_now.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._retry_now.wait(), delay)
+            delay = min(delay * 2, 2.0)
+
+    def _close_all(self, reason: str) -> None:
+        for group in list(self._by_warehouse.values()):
+            for listener in list(group):
+                listener.close(reason)
+        self._by_warehouse.clear()
+        self._by_user.clear()
+
+    async def _dispatch(self, channel: Any, payload: Any) -> None:
+        try:
+            event = events.parse(channel, payload)
+        except (ValueError, KeyError, TypeError):
+            logger.error("Stream hub: unreadable event on %r: %r", channel, payload[:200])
+            return
+        if isinstance(event, events.NotificationEvent):
+            await self._notification(event)
+        elif isinstance(event, events.ChatEvent):
+            await self._chat(event)
+
+    async def _notification(self, event: events.NotificationEvent) -> None:
+        listeners = [
+            listener
+            for listener in self._by_warehouse.get(event.warehouse_id, ())
+            if listener.sees(event.inboxes)
+        ]
+        if not listeners:
+            return
+        users = sorted({listener.user_id for listener in listeners})
+        wh, cursor = event.warehouse_id, event.cursor
+        now = timestamps.now_ms()
+        # Redis errors end the subscription (see _run): the streams reconnect and replay.
+        content, *found = await self._read_marks(
+            keys=[
+                notification_keys.contents(wh),
+                notification_keys.ids(wh),
+                notification_keys.states(wh),
+                *(notification_keys.read_marks(wh, user) for user in users),
+            ],
+            args=[event.notification_id, now],
+        )
+        if content is None:  # expired and swept
+            return
+        state, *readers = found
+        read = dict.fromkeys(users, False)
+        for position in readers:
+            read[users[int(position) - 1]] = True
+        frames: dict[bool, bytes] = {}
+        try:
+            notification = Notification.from_json(content)
+            if notification.expires_at_ms <= now:  # never shown once expired (SPEC section 2)
+                return
+            for flag in set(read.values()):
+                item = InboxItem(
+                    notification, cursor, flag, Lifecycle.from_json(state) if state else None
+                )
+                frames[flag] = sse.frame(
+                    event="notification", data=events.item_data(item), id=cursor
+                )
+        except Exception:
+            logger.exception("Stream hub: cannot present notification at cursor %s", cursor)
+            for listener in listeners:  # they reconnect and replay it through the REST code
+                listener.close("error")
+            return
+        for listener in listeners:
+            listener.offer(cursor, frames[read[listener.user_id]])
+
+    async def _chat(self, event: events.ChatEvent) -> None:
+        listeners = [
+            listener for member in event.member_ids for listener in self._by_user.get(member, ())
+        ]
+        if not listeners:
+            return
+        try:
+            sender = await self._username(event.sender_id)
+            frame = sse.frame(event="chat", data=events.chat_data(event, sender))
+        except Exception:
+            logger.exception("Stream hub: cannot present chat message %s", event.chat_id)
+            for listener in listeners:  # they reconnect; the page fetches pending messages
+                listener.close("error")
+            return
+        for listener in listeners:
+            listener.offer(None, frame)
+
+    async def _username(self, user_id: int) -> UserRef:
+        cached = self._names.get(user_id)
+        now = time.monotonic()
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        ref = (await access.run_db(access.usernames, [user_id]))[user_id]
+        if len(self._names) > 10_000:
+            self._names.clear()
+        self._names[user_id] = (now + USERNAME_TTL_SECONDS, ref)
+        return ref
+
+
+async def _quietly(awaitable: Any) -> None:
+    with contextlib.suppress(Exception):
+        await awaitable

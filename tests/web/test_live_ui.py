@@ -1,0 +1,99 @@
+"""The page over the event stream (under the ASGI server), and its fall-back to polling."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from playwright.sync_api import expect
+
+from messaging import services as chat_services
+from notifications.services import publish
+from subscriptions.models import MessageType, Subscription, Warehouse
+from tests import asgi_server
+from tests.web.conftest import Screen
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def operator(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType) -> User:
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return make_user("alice", role)
+
+
+@pytest.fixture
+def asgi_screen(browser, settings) -> Iterator:
+    """asgi_screen(user) -> the warehouse page served by uvicorn, signed in as `user`."""
+    # Polling alone could never be this quick: whatever arrives in time came by the stream.
+    settings.UI_POLL_INTERVAL_SECONDS = 30
+    contexts = []
+    screens: list[Screen] = []
+    with asgi_server.running() as url:
+
+        def open_(user: User) -> Screen:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.set_default_timeout(10_000)
+            contexts.append(context)
+            client = Client()
+            client.force_login(user)
+            cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
+            context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": url}])
+            page = context.new_page()
+            screen = Screen(page)
+            page.on("pageerror", lambda error: screen.errors.append(str(error)))
+            screens.append(screen)
+            page.goto(url + "/")
+            return screen
+
+        yield open_
+        for context in contexts:
+            context.close()
+    assert [e for s in screens for e in s.errors] == []
+
+
+def test_a_publish_appears_in_the_page_within_two_seconds(asgi_screen, operator, warehouse):
+    screen = asgi_screen(operator)
+    page = screen.page
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    expect(page.locator("#inbox-summary")).to_have_text("No unread notifications")
+
+    started = time.monotonic()
+    publish(message_type="REP_NOTICE", warehouse=warehouse, title="Replenish A-01-03")
+    expect(page.locator("#unread-count")).to_have_text("1", timeout=2000)
+    expect(page.locator("#inbox-list .inbox-item")).to_have_count(1, timeout=2000)
+    expect(page.locator(".toast")).to_contain_text("New: Replenish A-01-03", timeout=2000)
+    assert time.monotonic() - started < 2.0
+    screen.shot("20-live-notification")
+
+
+def test_a_chat_message_appears_within_two_seconds(asgi_screen, operator, make_user, warehouse):
+    bob = make_user("bob")
+    chat = chat_services.chat_open_direct(user=bob, other_id=operator.pk)
+    screen = asgi_screen(operator)
+    page = screen.page
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    page.locator("#chat-button").click()
+    expect(page.locator("#chat-list .chat-item")).to_have_count(1)
+
+    started = time.monotonic()
+    chat_services.message_send(user=bob, chat_id=chat.id, body="Bin A-01-03 is empty")
+    expect(page.locator("#chat-unread")).to_have_text("1", timeout=2000)
+    expect(page.locator("#chat-list .chat-item-preview")).to_have_text(
+        "Bin A-01-03 is empty", timeout=2000
+    )
+    assert time.monotonic() - started < 2.0
+    screen.shot("21-live-chat")
+
+
+def test_without_the_stream_the_page_polls_and_says_so(open_screen, operator, warehouse):
+    """Django's live_server is WSGI: no stream there (404), so the page falls back to polling."""
+    screen = open_screen(operator)
+    page = screen.page
+    expect(page.locator("#delivery-mode")).to_have_text("Polling")
+    publish(message_type="REP_NOTICE", warehouse=warehouse, title="Replenish A-01-03")
+    expect(page.locator("#unread-count")).to_have_text("1")
