@@ -36,7 +36,8 @@ from subscriptions.models import Subscription
 from subscriptions.services import reconcile
 from tests.waiting import eventually
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# CONFIG SET and REPLICAOF reach one server: the cluster pass has its own failover tests.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.single_redis]
 
 
 def assert_unavailable(response) -> None:
