@@ -15,7 +15,7 @@ from collections.abc import Callable
 from benchmarks.baselines import BareChat, LockedChat, PullMessaging
 from benchmarks.context import Bench, make_users
 from benchmarks.harness import Line, Measure, at_least, interleave, paired
-from benchmarks.probes import round_trips
+from benchmarks.probes import wire
 
 BODY = "Bin A-01-03 is replenished, wave 8813 can go"
 
@@ -45,9 +45,9 @@ def _concurrently(senders: int, work: Callable[[int], None]) -> float:
 
 
 def _trips(call: Callable[[], object]) -> int:
-    round_trips.reset()
+    wire.reset()
     call()
-    return round_trips.count
+    return wire.count
 
 
 def send_rows(bench: Bench) -> list[Line]:
@@ -84,7 +84,7 @@ def send_rows(bench: Bench) -> list[Line]:
 
         return total / _concurrently(config.chat_senders, work)
 
-    round_trips.install()
+    wire.install()
     # Warm up: scripts loaded, each client's connection open (not counted as round trips).
     services.message_send(user=senders[0], chat_id=chat.id, body=BODY)
     locked.send(senders[0].pk, BODY)
@@ -182,7 +182,7 @@ def pending_rows(bench: Bench) -> list[Line]:
             assert fetch() == 0
         return (time.perf_counter() - started) / config.idle_fetches * 1000
 
-    round_trips.install()
+    wire.install()
     project_fetch()  # the first messages delivered, scripts loaded
     ria_fetch()
     trips = {}

@@ -80,3 +80,50 @@ def test_rows_are_chosen_by_number_and_range():
     assert parse_rows(None) == set(ALL_ROWS)
     with pytest.raises(SystemExit):
         parse_rows("12")
+
+
+@pytest.fixture
+def probe(redis_server):
+    from benchmarks.probes import RedisProbe, wire
+
+    probe = RedisProbe(redis_server.url)
+    yield probe
+    wire.uninstall()
+
+
+def test_command_names_are_read_from_what_redis_py_sends(redis):
+    from benchmarks.probes import command_names
+
+    pipe = redis.pipeline(transaction=True)
+    pipe.zadd("k", {"a\r\n*1\r\n$4\r\nPING": 1})  # RESP inside a value is skipped
+    pipe.hmget("h", ["x", "y"])
+    packed = b"".join(
+        bytes(chunk)
+        for chunk in redis.connection_pool.make_connection().pack_commands(
+            [args for args, _ in pipe.command_stack]
+        )
+    )
+    assert list(command_names(packed)) == ["ZADD", "HMGET"]
+
+
+def test_redis_time_counts_a_script_once_and_pipelined_commands_each(probe, redis):
+    script = redis.register_script(
+        "for i = 1, 200 do redis.call('ZADD', KEYS[1], i, i) end return 1"
+    )
+    with probe.listening():
+        script(keys=["scripted"])  # loads the script: not what is measured
+        probe.reset()
+        script(keys=["scripted"])
+        by_script = probe.read()
+        pipe = redis.pipeline(transaction=True)
+        for i in range(200):
+            pipe.zadd("pipelined", {str(i): i})
+        pipe.execute()
+        by_pipeline = probe.read()
+    # One EVALSHA: the 200 ZADDs it ran are inside its time, not counted again.
+    assert by_script.calls == 1
+    assert set(by_script.by_command) == {"EVALSHA"}
+    assert by_script.total_us == by_script.by_command["EVALSHA"] > 0
+    # 200 ZADDs sent by the client, each counted (MULTI and EXEC only contain them).
+    assert by_pipeline.calls == 200
+    assert set(by_pipeline.by_command) == {"ZADD"}
