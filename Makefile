@@ -44,8 +44,9 @@ types:
 
 check: lint types test
 
+# Every row of issue 12's table, project against baseline (~5 min; BENCH_ARGS=--quick ~1 min).
 bench:
-	$(BIN)/python -m benchmarks.notifications
+	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
 messages:
 	$(BIN)/python manage.py makemessages -l zh_Hans -d django --ignore=.venv --ignore=staticfiles

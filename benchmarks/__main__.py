@@ -1,0 +1,176 @@
+"""`python -m benchmarks` (`make bench`): every row of issue 12's table, project vs baseline.
+
+Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn for the HTTP
+rows), measures each row in interleaved rounds against its baseline in the same run, and
+prints a markdown table of medians [min-max] and per-round ratios. About 5 minutes on a
+2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows.
+
+    python -m benchmarks [--quick] [--only ROWS] [--write-docs] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks import _setup
+from benchmarks.context import PRESETS, Bench
+from benchmarks.harness import Line, markdown_table
+from benchmarks.probes import RedisProbe
+
+ALL_ROWS = [str(i) for i in range(1, 12)]
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
+START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
+
+
+def parse_rows(text: str | None) -> set[str]:
+    """'1-3,9' -> {'1', '2', '3', '9'}."""
+    if not text:
+        return set(ALL_ROWS)
+    rows: set[str] = set()
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        for i in range(int(low), int(high or low) + 1):
+            if str(i) not in ALL_ROWS:
+                raise SystemExit(f"No row {i}: rows are 1 to {len(ALL_ROWS)}.")
+            rows.add(str(i))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.split("\n\n")[0]
+    )
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="smaller sizes, 3 rounds (~1 min)")
+    size.add_argument("--tiny", action="store_true", help="sizes of 10, 1 round (the test's)")
+    parser.add_argument("--only", metavar="ROWS", help="rows to run, e.g. 1-3,9 (default all)")
+    parser.add_argument("--rounds", type=int, help="rounds per row (default: the preset's)")
+    parser.add_argument(
+        "--write-docs", action="store_true", help=f"write the table into {DOCS.name}"
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    args = parser.parse_args(argv)
+    config = PRESETS["tiny" if args.tiny else "quick" if args.quick else "full"]
+    if args.rounds:
+        from dataclasses import replace
+
+        config = replace(config, rounds=args.rounds)
+    rows = parse_rows(args.only)
+
+    started = time.perf_counter()
+    load_before = _load()
+    server = _setup.start(settings="benchmarks.settings")
+    try:
+        bench = Bench(config=config, redis_url=server.url, probe=RedisProbe(server.url))
+        header = _header(bench, load_before)
+        print(header, flush=True)
+        lines = run(bench, rows)
+    finally:
+        server.stop()
+    elapsed = time.perf_counter() - started
+    footer = f"Run took {elapsed:.0f} s; load average at the end {_load()}."
+    table = markdown_table(lines)
+    print()
+    print(table)
+    print()
+    print(footer)
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "config": config.name,
+                    "rows": sorted(rows),
+                    "lines": [x.as_dict() for x in lines],
+                },
+                indent=1,
+            )
+        )
+    if args.write_docs:
+        write_docs(f"{header}\n\n{table}\n\n{footer}")
+        print(f"Wrote the table into {DOCS}")
+    return 0
+
+
+def run(bench: Bench, rows: set[str]) -> list[Line]:
+    from benchmarks import rows_chat, rows_http, rows_inbox, rows_publish, rows_sweep
+    from benchmarks.inbox_data import build
+
+    lines: list[Line] = []
+
+    def phase(name: str, step: Callable[[], list[Line]]) -> None:
+        began = time.perf_counter()
+        print(f"{name} …", flush=True)
+        found = step()
+        lines.extend(found)
+        print(f"  done in {time.perf_counter() - began:.0f} s", flush=True)
+
+    data = None
+    if rows & {"1", "2", "3", "4", "5", "8"}:
+        began = time.perf_counter()
+        print("inbox data …", flush=True)
+        data = build(bench)
+        print(f"  done in {time.perf_counter() - began:.0f} s", flush=True)
+    if data is not None:
+        if rows & {"1", "2", "3"}:
+            phase("rows 1-3: polls over HTTP", lambda: rows_http.run(bench, data, rows))
+        if "4" in rows:
+            phase("row 4: Redis time per poll", lambda: rows_inbox.redis_per_poll(bench, data))
+        if "5" in rows:
+            phase("row 5: queries per poll", lambda: rows_inbox.queries_per_poll(bench, data))
+        if "8" in rows:
+            phase("row 8: mark all read", lambda: rows_inbox.mark_all_read(bench, data))
+    if "6" in rows:
+        phase("row 6: publish", lambda: rows_publish.publish_rows(bench))
+    if "7" in rows:
+        phase("row 7: memory per delivery", lambda: rows_publish.memory_rows(bench))
+    if "9" in rows:
+        phase("row 9: chat send", lambda: rows_chat.send_rows(bench))
+    if "10" in rows:
+        phase("row 10: pending fetch", lambda: rows_chat.pending_rows(bench))
+    if "11" in rows:
+        phase("row 11: expiry sweep", lambda: rows_sweep.sweep_rows(bench))
+    return sorted(lines, key=lambda line: int(line.row))
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def _header(bench: Bench, load_before: str) -> str:
+    import django
+    from django.db import connection
+
+    info = bench.probe.client.info("server")
+    config = bench.config
+    return (
+        f"`python -m benchmarks` ({config.name}: {config.rounds} rounds) on "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC: {os.cpu_count()} cores, load average "
+        f"{load_before} at the start; Python {platform.python_version()}, Django "
+        f"{django.get_version()}, Redis {info['redis_version']} (embedded), "
+        f"{connection.vendor} database."
+    )
+
+
+def write_docs(results: str) -> None:
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else f"{START}\n{END}\n"
+    if START not in text or END not in text:
+        raise SystemExit(f"{DOCS} has no {START} … {END} markers to write between.")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    DOCS.parent.mkdir(exist_ok=True)
+    DOCS.write_text(f"{head}{START}\n{results}\n{END}{tail}", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The HTTP server the API rows are measured through: gunicorn, 2 sync worker processes.
+
+Sync workers are the plain production shape of a WSGI Django site (one request at a time per
+process, a new connection per request). Two workers on two cores, as in the issue's figures.
+The server reads the same environment as the benchmark process (Redis URL, database file).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from config.embedded_redis import free_port
+
+WORKERS = 2
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    host: str
+    port: int
+    log_path: str
+
+    def log_tail(self) -> str:
+        with open(self.log_path, encoding="utf-8", errors="replace") as log:
+            return log.read()[-2000:]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start(*, workers: int = WORKERS, timeout: float = 60.0) -> Server:
+    """Start gunicorn on a free local port and return once every worker answers."""
+    port = free_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}
+    # A file, not a pipe: a full pipe would block a worker that logs an error.
+    log_fd, log_path = tempfile.mkstemp(prefix="bench-gunicorn-", suffix=".log")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "benchmarks.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--worker-class",
+            "sync",
+            "--log-level",
+            "warning",
+            "--timeout",
+            "120",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log_fd,
+    )
+    os.close(log_fd)
+    server = Server(process, "127.0.0.1", port, log_path)
+    deadline = time.monotonic() + timeout
+    answered = 0
+    while answered < workers * 4:  # several answers: each worker has loaded Django
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited at start-up: {server.log_tail()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/floor/", timeout=5):
+                pass
+        except urllib.error.HTTPError:  # 401/403 without a token: the worker is up
+            answered += 1
+        except OSError:
+            if time.monotonic() > deadline:
+                server.stop()
+                raise
+            time.sleep(0.1)
+    return server

@@ -1,0 +1,129 @@
+"""`python -m benchmarks` keeps working: every row of the table, at sizes of 10 and one round.
+
+The harness runs as people run it, in its own process (its own embedded Redis, SQLite file and
+gunicorn), so this checks the command end to end without touching the suite's Redis. It asserts
+that each row produced figures, not what they are: timing goals live in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.__main__ import ALL_ROWS, parse_rows
+from benchmarks.harness import Line, Measure, interleave, markdown_table, paired
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "figures.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--tiny", "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return {"figures": json.loads(out.read_text()), "stdout": done.stdout}
+
+
+def test_every_row_of_the_issue_produces_figures(tiny_run):
+    lines = tiny_run["figures"]["lines"]
+    assert {line["row"] for line in lines} == set(ALL_ROWS)
+    for line in lines:
+        median = line["project"]["median"]
+        assert isinstance(median, float) and math.isfinite(median), line
+        if line["baseline"] is not None:
+            assert math.isfinite(line["baseline"]["median"]), line
+        if line["ratio"] is not None:
+            assert line["ratio"]["values"], line
+
+
+def test_rows_with_a_baseline_compare_it_in_the_same_run(tiny_run):
+    lines = tiny_run["figures"]["lines"]
+    compared = {line["row"] for line in lines if line["baseline"] and line["ratio"]}
+    # Rows 5 (queries) and 11 (sweep) have goals but nothing to compare with.
+    assert compared == set(ALL_ROWS) - {"5", "11"}
+
+
+def test_the_table_is_printed(tiny_run):
+    stdout = tiny_run["stdout"]
+    assert "| row | work | project | baseline | ratio | goal | met? |" in stdout
+    assert stdout.count("\n| ") >= len(ALL_ROWS) + 1
+
+
+def test_rounds_are_interleaved_and_rotate():
+    order: list[str] = []
+    results = interleave(3, {"a": lambda: order.append("a"), "b": lambda: order.append("b")})
+    assert order == ["a", "b", "b", "a", "a", "b"]
+    assert len(results["a"]) == len(results["b"]) == 3
+
+
+def test_ratios_are_paired_per_round_and_shown_with_their_range():
+    ratio = paired([10.0, 30.0, 20.0], [10.0, 10.0, 10.0])
+    assert ratio.values == [1.0, 3.0, 2.0]
+    assert ratio.text() == "2.00x [1.00\N{EN DASH}3.00]"
+    line = Line(row="1", work="w", project=Measure("ms", [1.0]), ratio=ratio, goal="≥ 2x")
+    assert "| 1 | w | 1 ms | — | 2.00x [1.00\N{EN DASH}3.00] | ≥ 2x | — |" in markdown_table([line])
+
+
+def test_rows_are_chosen_by_number_and_range():
+    assert parse_rows("1-3,9") == {"1", "2", "3", "9"}
+    assert parse_rows(None) == set(ALL_ROWS)
+    with pytest.raises(SystemExit):
+        parse_rows("12")
+
+
+@pytest.fixture
+def probe(redis_server):
+    from benchmarks.probes import RedisProbe, wire
+
+    probe = RedisProbe(redis_server.url)
+    yield probe
+    wire.uninstall()
+
+
+def test_command_names_are_read_from_what_redis_py_sends(redis):
+    from benchmarks.probes import command_names
+
+    pipe = redis.pipeline(transaction=True)
+    pipe.zadd("k", {"a\r\n*1\r\n$4\r\nPING": 1})  # RESP inside a value is skipped
+    pipe.hmget("h", ["x", "y"])
+    packed = b"".join(
+        bytes(chunk)
+        for chunk in redis.connection_pool.make_connection().pack_commands(
+            [args for args, _ in pipe.command_stack]
+        )
+    )
+    assert list(command_names(packed)) == ["ZADD", "HMGET"]
+
+
+def test_redis_time_counts_a_script_once_and_pipelined_commands_each(probe, redis):
+    script = redis.register_script(
+        "for i = 1, 200 do redis.call('ZADD', KEYS[1], i, i) end return 1"
+    )
+    with probe.listening():
+        script(keys=["scripted"])  # loads the script: not what is measured
+        probe.reset()
+        script(keys=["scripted"])
+        by_script = probe.read()
+        pipe = redis.pipeline(transaction=True)
+        for i in range(200):
+            pipe.zadd("pipelined", {str(i): i})
+        pipe.execute()
+        by_pipeline = probe.read()
+    # One EVALSHA: the 200 ZADDs it ran are inside its time, not counted again.
+    assert by_script.calls == 1
+    assert set(by_script.by_command) == {"EVALSHA"}
+    assert by_script.total_us == by_script.by_command["EVALSHA"] > 0
+    # 200 ZADDs sent by the client, each counted (MULTI and EXEC only contain them).
+    assert by_pipeline.calls == 200
+    assert set(by_pipeline.by_command) == {"ZADD"}
