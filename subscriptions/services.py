@@ -75,6 +75,12 @@ def _mirror(pairs: Iterable[Pair], *, attempts: int = 3) -> tuple[dict[Pair, set
     emptied) is read and written again, at most `attempts` times in all.
     """
     pending = set(pairs)
+    # A pair whose warehouse or type is gone (deleted, or named by a rolled-back transaction)
+    # has nothing to mirror: its keys go, and nothing is written that would outlive it.
+    gone = pending - existing_pairs(pending)
+    if gone:
+        store.forget_pairs(gone)
+        pending -= gone
     read: dict[Pair, set[str]] = {}
     written = 0
     for _ in range(attempts):
@@ -91,6 +97,22 @@ def _mirror(pairs: Iterable[Pair], *, attempts: int = 3) -> tuple[dict[Pair, set
             "%d subscriber sets lost their version again; reconcile repairs them", len(pending)
         )
     return read, written
+
+
+def existing_pairs(pairs: Iterable[Pair]) -> set[Pair]:
+    """The pairs whose warehouse and message type both still exist."""
+    pairs = set(pairs)
+    warehouses = set(
+        Warehouse.objects.filter(id__in={p.warehouse_id for p in pairs}).values_list(
+            "id", flat=True
+        )
+    )
+    types = set(
+        MessageType.objects.filter(id__in={p.message_type_id for p in pairs}).values_list(
+            "id", flat=True
+        )
+    )
+    return {p for p in pairs if p.warehouse_id in warehouses and p.message_type_id in types}
 
 
 def all_pairs(warehouse_ids: Iterable[int] | None = None) -> set[Pair]:

@@ -96,6 +96,19 @@ def replace_subscribers(
     return outcomes
 
 
+def forget_pairs(pairs: Iterable[Pair]) -> None:
+    """Remove the set, token and version of each pair (one warehouse's keys share a slot)."""
+    batch = Batch()
+    for pair in pairs:
+        batch.command(
+            "UNLINK",
+            keys.subscribers(*pair),
+            keys.subscribers_token(*pair),
+            keys.subscribers_version(*pair),
+        )
+    batch.execute()
+
+
 def read_mirror(pairs: Iterable[Pair]) -> dict[Pair, Mirrored]:
     """Each pair's members and token as Redis holds them, in one pipelined round trip."""
     pairs = list(pairs)

@@ -112,3 +112,17 @@ def test_the_reconcile_marks_pairs_nobody_subscribed(redis, warehouse, rep_notic
 
     assert services.reconcile().repaired == 1
     assert redis.get(keys.subscribers_token(warehouse.pk, rep_notice.pk)).startswith(b"0:")
+
+
+def test_a_pair_whose_warehouse_is_gone_is_forgotten_not_written(
+    redis, warehouse, rep_notice, alice
+):
+    # E.g. named by a transaction that was rolled back, then flushed with a later commit.
+    services.resync_pairs([Pair(warehouse.pk, rep_notice.pk)])
+    gone = Pair(warehouse.pk + 1000, rep_notice.pk)
+    redis.set(keys.subscribers_token(*gone), "0:stale")
+
+    services.resync_pairs([gone])
+
+    assert redis.keys(f"{keys.warehouse_prefix(gone.warehouse_id)}*") == []
+    assert redis.get(keys.subscribers_token(warehouse.pk, rep_notice.pk))
