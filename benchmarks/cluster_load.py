@@ -297,8 +297,18 @@ def _costs(phases: dict[str, Any]) -> dict[str, float]:
 
     cpu_round = polls["load_cpu_s"] * 1e6 / polls["rounds"] if polls["rounds"] else float("nan")
     cpu_pub = pubs["load_cpu_s"] * 1e6 / pubs["publishes"] if pubs["publishes"] else float("nan")
+    # A reload (unread summary + a page with read ones) happens only in the mixed phase: its
+    # cost is what the mixed phase spent beyond its rounds and publishes at the pure rates.
+    mixed = phases["mixed"]
+    beyond = (
+        mixed["load_cpu_s"] * 1e6
+        - mixed["rounds"] * cpu_round
+        - mixed["publishes"] * (cpu_pub if pubs["publishes"] else 0.0)
+    )
+    cpu_reload = beyond / mixed["reloads"] if mixed["reloads"] else float("nan")
     return {
         "cpu_us_per_round": cpu_round,
+        "cpu_us_per_reload": cpu_reload,
         "script_us_per_round": per(polls, polls["rounds"], "script_ms") * 1000,
         "script_calls_per_round": per(polls, polls["rounds"], "script_calls"),
         "commands_per_round": per(polls, polls["rounds"], "commands"),
@@ -364,7 +374,9 @@ def format_report(report: dict[str, Any]) -> str:
         f"Redis per poll round (nothing new): {costs['cpu_us_per_round']:.0f} µs CPU, "
         f"{costs['script_us_per_round']:.0f} µs inside scripts, "
         f"{costs['script_calls_per_round']:.2f} script calls, "
-        f"{costs['commands_per_round']:.1f} commands.",
+        f"{costs['commands_per_round']:.1f} commands; per reload (summary + page of 200 with "
+        f"read ones, mixed phase, beyond its rounds and publishes): "
+        f"{costs['cpu_us_per_reload']:.0f} µs CPU.",
         f"Redis per publish ({costs['deliveries_per_publish']:.1f} inboxes on average): "
         f"{costs['cpu_us_per_publish']:.0f} µs CPU, "
         f"{costs['script_us_per_publish']:.0f} µs inside scripts.",

@@ -69,6 +69,7 @@ def test_each_phase_does_what_it_says(tiny_run):
     costs = tiny_run["figures"]["costs"]
     assert costs["script_calls_per_round"] == pytest.approx(1.0, abs=0.05)
     assert costs["cpu_us_per_round"] > 0 and costs["cpu_us_per_publish"] > 0
+    assert "cpu_us_per_reload" in costs
 
 
 def test_the_report_is_printed(tiny_run):
