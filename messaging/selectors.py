@@ -12,7 +12,7 @@ from django.db.models.functions import Lower
 from config.timestamps import ms_to_datetime
 
 from . import keys, store
-from .domain import Chat, ChatKind, ChatNotFound, Message, UserRef
+from .domain import Chat, ChatNotFound, Message, UserRef
 from .store import StoredChat, StoredMessage
 
 # Shown for a member whose account has been deleted from the database since they chatted.
@@ -58,7 +58,7 @@ def present_chats(chats: Sequence[StoredChat]) -> list[Chat]:
     return [
         Chat(
             id=chat.id,
-            kind=ChatKind(chat.kind),
+            kind=chat.kind,
             members=tuple(
                 sorted(
                     (users[m] for m in chat.member_ids), key=lambda u: (u.username.casefold(), u.id)

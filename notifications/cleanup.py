@@ -21,7 +21,7 @@ from django.db.models import Model
 from subscriptions.models import MessageType, Warehouse
 
 from . import cleanup_store, keys
-from .rules import runner
+from .rules import sources
 from .rules import store as rules_store
 from .rules.models import SqlRule
 
@@ -63,7 +63,7 @@ def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:
 
 def known_rule_ids() -> set[str]:
     """Ids of every rule that exists: Python rules in the code, SQL rules in the database."""
-    python = {f"py:{rule.name}" for rule in runner.registry.all()}
+    python = {f"py:{rule.name}" for rule in sources.registry.all()}
     return python | {f"sql:{pk}" for pk in SqlRule.objects.values_list("pk", flat=True)}
 
 

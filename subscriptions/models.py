@@ -24,6 +24,11 @@ class Warehouse(models.Model):
     def __str__(self) -> str:
         return f"{self.code} - {self.name}"
 
+    @staticmethod
+    def id_of(warehouse: Warehouse | int) -> int:
+        """The id of a warehouse given as a row or as its id (APIs here accept both)."""
+        return warehouse.pk if isinstance(warehouse, Warehouse) else int(warehouse)
+
 
 class Severity(models.TextChoices):
     """How urgent a notification is; escalation raises it one step (info, warning, critical)."""
@@ -76,6 +81,11 @@ class MessageType(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} - {self.name}"
+
+    @staticmethod
+    def id_of(warehouse: Warehouse | int) -> int:
+        """The id of a warehouse given as a row or as its id (APIs here accept both)."""
+        return warehouse.pk if isinstance(warehouse, Warehouse) else int(warehouse)
 
 
 class Subscription(models.Model):

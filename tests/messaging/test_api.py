@@ -7,6 +7,7 @@ import re
 import pytest
 from django.conf import settings
 
+from config import timestamps
 from messaging import keys
 
 pytestmark = pytest.mark.django_db
@@ -138,10 +139,8 @@ def test_a_message_of_exactly_the_limit_is_accepted(alice, bob, client_for):
 def test_my_chats_most_recent_activity_first(
     alice, bob, carol, client_for, group, send, monkeypatch
 ):
-    from messaging import services
-
-    clock = iter(range(1_800_000_000_000, 1_900_000_000_000, 1000))
-    monkeypatch.setattr(services, "timer", lambda: next(clock) / 1000)
+    ticks = iter(range(1_800_000_000_000, 1_900_000_000_000, 1000))
+    monkeypatch.setattr(timestamps, "now_ms", lambda: next(ticks))
     first = group(alice, bob)
     second = group(alice, carol)
     direct = client_for(alice).post("/api/v1/chats/direct/", {"user": bob.pk}, format="json").json()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from config import timestamps
 from messaging import keys, selectors, services, store
 from messaging.domain import ChatNotFound, InvalidChatRequest
 
@@ -96,9 +97,9 @@ def test_pending_fetch_usernames(alice, bob, carol, group, send):
     ]
 
 
-def test_sent_at_never_goes_backwards_within_a_chat(alice, bob, group, send, monkeypatch):
+def test_sent_at_never_goes_backwards_within_a_chat(alice, bob, group, send, clock):
     chat = group(alice, bob)
-    monkeypatch.setattr(services, "timer", lambda: 1_000_000.0)  # a clock far behind
+    clock.stop_at(1_000_000_000)  # a clock far behind
     send(alice, chat, "late clock")
     messages = selectors.message_list(user=bob, chat_id=chat.id, after=0, limit=10)
     assert messages[1].sent_at >= messages[0].sent_at
@@ -143,7 +144,7 @@ def test_stale_entries_in_a_users_chat_list_are_skipped_and_dropped(alice, bob, 
 
 def test_a_late_removal_never_hides_a_chat_the_user_rejoined(alice, bob, carol, group, redis):
     chat = group(alice, bob, carol)
-    left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=services.now_ms())
+    left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=timestamps.now_ms())
     # Carol is added back before the leave's index update lands.
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     store.unindex_chat(chat_id=chat.id, user_ids=[carol.pk], version=left.version, activity_ms=None)
@@ -156,7 +157,7 @@ def test_a_late_addition_leaves_only_a_stale_entry(alice, bob, carol, group, red
         chat_id=chat.id,
         actor_id=alice.pk,
         user_id=carol.pk,
-        now_ms=services.now_ms(),
+        now_ms=timestamps.now_ms(),
         max_members=50,
     )
     services.chat_leave(user=carol, chat_id=chat.id)

@@ -9,6 +9,7 @@ import pytest
 from redis.connection import AbstractConnection
 
 import messaging
+from config import timestamps
 from messaging import keys, selectors, services, store
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +34,7 @@ def test_concurrent_senders_get_unique_gapless_ids(make_user, group, redis, stor
                     chat_id=chat.id,
                     sender_id=senders[n].pk,
                     body=f"{n}:{i}",
-                    now_ms=services.now_ms(),
+                    now_ms=timestamps.now_ms(),
                 )[0].id
                 for i in range(PER_SENDER)
             ]

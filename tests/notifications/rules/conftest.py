@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from notifications.rules import Alert, Rule, RuleRegistry, runner
+from notifications.rules import Alert, Rule, RuleRegistry, sources
 from notifications.rules.models import SqlRule
 from subscriptions.models import Subscription
 from tests.rules_sql_role import rules_sql_role  # noqa: F401  (a fixture)
@@ -28,7 +28,7 @@ def _rules_sql_role(request: pytest.FixtureRequest) -> None:
 def rules_registry(monkeypatch) -> RuleRegistry:
     """The runner sees only rules the test registers (the shipped ones are set aside)."""
     fresh = RuleRegistry(discover=False)
-    monkeypatch.setattr(runner, "registry", fresh)
+    monkeypatch.setattr(sources, "registry", fresh)
     return fresh
 
 

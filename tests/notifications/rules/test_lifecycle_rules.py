@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from notifications import lifecycle, selectors, services
-from notifications.rules import Alert, runner
+from notifications.rules import Alert, runner, sources
 from notifications.selectors import inbox_page, unread_summary
 
 from .conftest import alert
 
 
 def run(name: str = "shortages"):
-    return runner.run_rule(runner.find_rule(name))
+    return runner.run_rule(sources.find_rule(name))
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from config.timestamps import now_ms
-from notifications.rules import Alert, Rule, RuleRegistry, runner, store
+from config import timestamps
+from notifications.rules import Alert, Rule, RuleRegistry, runner, sources, store
 from notifications.rules.domain import AlertStatus, RuleRun
 from subscriptions.models import Warehouse
 
@@ -13,7 +13,7 @@ from .conftest import alert
 
 
 def run(name: str = "shortages", *, dry_run: bool = False) -> RuleRun:
-    return runner.run_rule(runner.find_rule(name), dry_run=dry_run)
+    return runner.run_rule(sources.find_rule(name), dry_run=dry_run)
 
 
 def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(
@@ -180,20 +180,32 @@ def test_a_rule_yielding_something_else_than_alerts_fails_clearly(make_rule, war
 def test_due_rules_follow_each_rules_interval(make_rule, warehouse):
     make_rule("fast", interval=30)
     make_rule("slow", interval=3600)
-    assert {r.info.name for r in runner.due_rules()} == {"fast", "slow"}  # never ran: due
+    assert {r.info.name for r in sources.due_rules()} == {"fast", "slow"}  # never ran: due
 
     runner.run_due_rules()
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
 
-    store.set_last_run("py:fast", now_ms() - 31_000)
-    assert [r.info.name for r in runner.due_rules()] == ["fast"]
+    store.set_last_run("py:fast", timestamps.now_ms() - 31_000)
+    assert [r.info.name for r in sources.due_rules()] == ["fast"]
+
+
+def test_the_runner_and_the_schedule_read_the_one_clock(make_rule, warehouse, clock):
+    make_rule("hourly", interval=3600)
+    (first,) = runner.run_due_rules()
+    assert sources.due_rules() == []
+
+    clock.move_by(3_601_000)
+
+    assert [r.info.name for r in sources.due_rules()] == ["hourly"]
+    (second,) = runner.run_due_rules()
+    assert second.started_ms - first.started_ms >= 3_601_000
 
 
 def test_a_disabled_rule_is_not_due_but_runs_when_named(make_rule, warehouse, settings):
     make_rule(alerts=[alert(warehouse)])
     settings.RULES_DISABLED = ["shortages"]
 
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
     assert run().sent == 1
 
 
@@ -210,7 +222,7 @@ def test_an_overlapping_run_of_the_same_rule_is_skipped(make_rule, warehouse):
 
 def test_a_rule_finds_redis_down_and_says_so(make_rule, warehouse, redis_down):
     make_rule(alerts=[alert(warehouse)])
-    rule = runner.PythonRule(runner.registry.get("shortages"), last_run_ms=None)
+    rule = sources.PythonRule(sources.registry.get("shortages"), last_run_ms=None)
 
     (result,) = runner.run_rules([rule])
 

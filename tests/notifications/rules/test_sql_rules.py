@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from inventory.demo import JSON_FUNCTIONS
 from inventory.models import Bin
-from notifications.rules import Alert, runner, sql
+from notifications.rules import Alert, runner, sources, sql
 from notifications.rules.domain import AlertStatus, RuleRun
 from notifications.rules.models import SqlRule
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
@@ -41,7 +41,7 @@ def negative_bin(warehouse) -> Bin:
 
 def run(rule: SqlRule, *, dry_run: bool = False) -> RuleRun:
     rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
-    return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
+    return runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=dry_run)
 
 
 def query_error(query: str) -> str:
@@ -281,14 +281,14 @@ def test_a_broken_sql_rule_does_not_stop_the_others(
 def test_an_interval_edited_in_the_admin_takes_effect_at_the_next_tick(sql_rule, rules_registry):
     rule = sql_rule(interval_seconds=60)
     SqlRule.objects.filter(pk=rule.pk).update(last_run_at=timezone.now() - timedelta(seconds=40))
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
 
     SqlRule.objects.filter(pk=rule.pk).update(interval_seconds=30)
 
-    assert [r.info.name for r in runner.due_rules()] == [rule.name]
+    assert [r.info.name for r in sources.due_rules()] == [rule.name]
 
 
 def test_inactive_sql_rules_are_not_due(sql_rule, rules_registry):
     sql_rule(is_active=False)
 
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []

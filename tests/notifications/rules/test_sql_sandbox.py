@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from inventory.models import Bin
-from notifications.rules import runner, sql
+from notifications.rules import runner, sources, sql
 from notifications.rules.models import SqlRule
 
 pytestmark = pytest.mark.skipif(
@@ -50,7 +50,7 @@ def save_error(query: str) -> str:
 
 def run(rule: SqlRule, *, dry_run: bool = False):
     rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
-    return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
+    return runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=dry_run)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from notifications.rules import runner, sql
+from notifications.rules import runner, sources, sql
 from notifications.rules.models import SqlRule
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
@@ -61,7 +61,7 @@ def test_the_leak_of_the_issue_is_refused_at_save_and_at_run_time(sql_rule, admi
     assert "permission denied for table" in save_error(LEAK)
     rule = sql_rule(LEAK, clean=False)
 
-    result = runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=True)
+    result = runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=True)
 
     assert "permission denied for table" in result.error
     assert "SQL rules may read business tables only" in result.error
