@@ -19,6 +19,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils.translation import gettext as _
 
 from config import timestamps
+from config.users import User
 
 from . import keys, store
 from .domain import (
@@ -86,9 +87,7 @@ def _touch_contacts(user: AbstractBaseUser, contact_ids: Iterable[int]) -> None:
 # --- Creating and opening chats -----------------------------------------------------------------
 
 
-def chat_create_group(
-    *, creator: AbstractBaseUser, member_ids: Iterable[int], message: str
-) -> Chat:
+def chat_create_group(*, creator: User, member_ids: Iterable[int], message: str) -> Chat:
     """A new group chat of the creator and these users, `message` its first message."""
     validate_body(message, field="message")
     others = {int(pk) for pk in member_ids} - {creator.pk}
@@ -125,7 +124,7 @@ def chat_create_group(
     )[0]
 
 
-def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
+def chat_open_direct(*, user: User, other_id: int) -> Chat:
     """The one direct chat of the pair, created on first use; both are members afterwards."""
     other_id = int(other_id)
     if other_id == user.pk:
@@ -167,7 +166,7 @@ def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
     return present_message(message, {user.pk: _me(user)})
 
 
-def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
+def chat_mark_read(*, user: User, chat_id: str, up_to: int) -> int:
     """Mark the chat's messages up to `up_to` seen; returns how many remain unread."""
     outcome = store.mark_read(chat_id=require_chat_id(chat_id), user_id=user.pk, up_to=up_to)
     if outcome is None:
@@ -209,7 +208,7 @@ def messages_fetch_pending(*, user: AbstractBaseUser) -> list[PendingMessages]:
 # --- Membership -----------------------------------------------------------------------------------
 
 
-def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int) -> Chat:
+def chat_add_member(*, user: User, chat_id: str, new_member_id: int) -> Chat:
     """Add a user to a group chat the acting user belongs to (a no-op for a member)."""
     require_chat_id(chat_id)
     [new_member_id] = _require_active_users([new_member_id], field="user")
@@ -243,7 +242,7 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
 
 
-def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
+def chat_leave(*, user: User, chat_id: str) -> None:
     """Leave a chat; the last member out deletes it with all its messages."""
     if member_remove(user_id=user.pk, chat_id=require_chat_id(chat_id)) is None:
         raise ChatNotFound(chat_id)

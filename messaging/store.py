@@ -25,7 +25,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from config.errors import Conflict
-from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages
+from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages, scored
 
 from . import keys
 from .domain import ChatKind
@@ -227,10 +227,7 @@ def mark_read(*, chat_id: str, user_id: int, up_to: int) -> ReadOutcome | None:
 
 def chat_ids_of(user_id: int) -> list[tuple[str, float]]:
     """The user's chat index: (chat id, membership version) pairs, possibly with stale ones."""
-    return [
-        (as_text(chat), score)
-        for chat, score in get_redis().zrange(keys.user_chats(user_id), 0, -1, withscores=True)
-    ]
+    return scored(get_redis().zrange(keys.user_chats(user_id), 0, -1, withscores=True))
 
 
 def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | None]:
@@ -361,7 +358,7 @@ def scan_chat_ids(batch: int) -> Iterator[list[str]]:
     while True:
         cursor, entries = client.zscan(keys.activity(), cursor, count=batch)
         if entries:
-            yield [as_text(chat) for chat, _score in entries]
+            yield [chat for chat, _score in scored(entries)]
         if cursor == 0:
             return
 
@@ -382,7 +379,7 @@ def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
     entries = get_redis().zrange(
         keys.activity(), "-inf", f"({cutoff_ms}", byscore=True, offset=0, num=batch, withscores=True
     )
-    return [(as_text(chat), int(score)) for chat, score in entries]
+    return [(chat, int(score)) for chat, score in scored(entries)]
 
 
 def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:

@@ -57,7 +57,7 @@ def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:
     found: set[int] = set()
     for start in range(0, len(wanted), _QUERY_CHUNK):
         chunk = wanted[start : start + _QUERY_CHUNK]
-        found.update(model.objects.filter(pk__in=chunk).values_list("pk", flat=True))
+        found.update(model._default_manager.filter(pk__in=chunk).values_list("pk", flat=True))
     return found
 
 

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from config.redis import LuaScript, as_text, get_redis
+from config.redis import LuaScript, as_text, get_redis, texts
 
 from . import keys
 from .domain import Actor, Event, HistoryEntry, InboxItem
@@ -148,7 +148,7 @@ def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: i
     Every reader's read marks key must be declared, so the readers set is read first and the
     script checks it is still the same (retrying with the current one when it is not).
     """
-    readers = [as_text(m) for m in get_redis().smembers(keys.readers(warehouse_id))]
+    readers = texts(get_redis().smembers(keys.readers(warehouse_id)))
     for _ in range(attempts):
         reply = _call(
             "reraise",
@@ -198,12 +198,9 @@ def history(
 def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tuple[str, str]]:
     """Up to `limit` (slot, message type code) due for escalation, earliest first."""
     client = get_redis()
-    slots = [
-        as_text(s)
-        for s in client.zrangebyscore(
-            keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit
-        )
-    ]
+    slots = texts(
+        client.zrangebyscore(keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit)
+    )
     if not slots:
         return []
     due = []

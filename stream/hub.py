@@ -25,6 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from config import timestamps
 from config.redis_async import async_redis
@@ -124,7 +125,7 @@ class Hub:
     """The process's subscription and its index of open streams (one per event loop)."""
 
     # Swapped by tests and benchmarks; builds the redis.asyncio clients.
-    client_factory: Callable[..., Redis] = staticmethod(async_redis)
+    client_factory: Callable[..., Redis | RedisCluster] = staticmethod(async_redis)
 
     def __init__(self) -> None:
         self._by_warehouse: dict[int, set[Listener]] = defaultdict(set)
@@ -134,7 +135,7 @@ class Hub:
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Event | None = None
         self._retry_now: asyncio.Event | None = None
-        self._data: Redis | None = None
+        self._data: Redis | RedisCluster | None = None
         self._read_marks_script: Any = None
 
     # --- Streams come and go ---------------------------------------------------------------
@@ -200,7 +201,7 @@ class Hub:
             self._task = loop.create_task(self._run(), name="stream-hub")
         return self._ready
 
-    def _client(self) -> Redis:
+    def _client(self) -> Redis | RedisCluster:
         if self._data is None:
             self._data = self.client_factory()
         return self._data

@@ -132,7 +132,9 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
     keys, repeats = _unique(alerts)
     # Every warehouse is reconciled, also those where the rule yields nothing any more: that
     # is how their conditions count as cleared.
-    wanted = {warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)}
+    wanted: dict[int, list[str]] = {
+        warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)
+    }
     wanted.update(keys)
     due = store.claim_due(
         info.id,

@@ -22,7 +22,7 @@ def redis_config(redis: Redis) -> Iterator[Callable[[str, str], None]]:
 
     def set_config(name: str, value: str) -> None:
         if name not in saved:
-            saved[name] = redis.config_get(name)[name]
+            saved[name] = str(redis.config_get(name)[name])
         redis.config_set(name, value)
 
     yield set_config

@@ -33,7 +33,8 @@ def test_messages_seen_by_every_member_are_deleted(alice, bob, carol, group, sen
     services.messages_fetch_pending(user=carol)
     assert stored_ids(chat.id) == []
     # The preview survives the cleanup of the message itself.
-    assert selectors.chat_get(user=bob, chat_id=chat.id).last_message.body == "3"
+    preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
+    assert preview is not None and preview.body == "3"
     assert unread(bob, chat) == 0
 
 
@@ -145,6 +146,7 @@ def test_stale_entries_in_a_users_chat_list_are_skipped_and_dropped(alice, bob, 
 def test_a_late_removal_never_hides_a_chat_the_user_rejoined(alice, bob, carol, group, redis):
     chat = group(alice, bob, carol)
     left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=timestamps.now_ms())
+    assert left is not None
     # Carol is added back before the leave's index update lands.
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     store.unindex_chat(chat_id=chat.id, user_ids=[carol.pk], version=left.version, activity_ms=None)
@@ -160,6 +162,7 @@ def test_a_late_addition_leaves_only_a_stale_entry(alice, bob, carol, group, red
         now_ms=timestamps.now_ms(),
         max_members=50,
     )
+    assert outcome is not None
     services.chat_leave(user=carol, chat_id=chat.id)
     # The join's index update arrives after the leave's removal: the entry is stale...
     store.index_chat(
@@ -174,4 +177,5 @@ def test_last_message_preview_hidden_from_members_who_joined_after_it(alice, bob
     chat = group(alice, bob)
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     assert selectors.chat_get(user=carol, chat_id=chat.id).last_message is None
-    assert selectors.chat_get(user=bob, chat_id=chat.id).last_message.id == 1
+    preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
+    assert preview is not None and preview.id == 1

@@ -66,6 +66,7 @@ def test_a_claim_counts_once_however_often_it_is_claimed(busy_day):
         busy_day.change("claim", busy_day.notes[2], 50)
 
     (row,) = reports.alert_report(days=1).rows
+    assert row.time_to_claim is not None
     assert row.claimed == 3 and row.time_to_claim.samples == 3
 
 

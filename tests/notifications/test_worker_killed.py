@@ -23,7 +23,7 @@ HALFWAY = "chaos:halfway"
 def stop_after_two_sweep_calls() -> None:
     """In the worker: the third removal call signals the test and hangs until killed."""
     real = store.remove_expired
-    calls = []
+    calls: list[int] = []
 
     def remove_then_hang(*args, **kwargs):
         if len(calls) == 2:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -32,6 +32,12 @@ def rules_registry(monkeypatch) -> RuleRegistry:
     return fresh
 
 
+class CurrentAlertsRule(Rule):
+    """A test's rule: its alerts are whatever `current` holds when it runs."""
+
+    current: ClassVar[list[Alert]] = []
+
+
 @pytest.fixture
 def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
     """Register a Python rule whose alerts are whatever `rule.current` holds (a list)."""
@@ -45,10 +51,10 @@ def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
         cooldown: int | None = None,
         fails_with: Exception | None = None,
     ) -> type[Rule]:
-        def yield_current(self: Rule) -> list[Alert]:
+        def yield_current(self: CurrentAlertsRule) -> list[Alert]:
             if fails_with is not None:
                 raise fails_with
-            return list(type(self).current)
+            return list(self.current)
 
         attrs: dict[str, Any] = {
             "name": name,
@@ -58,7 +64,7 @@ def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
             "current": list(alerts),
             "alerts": yield_current,
         }
-        return rules_registry.register(type(f"Rule_{name}", (Rule,), attrs))
+        return rules_registry.register(type(f"Rule_{name}", (CurrentAlertsRule,), attrs))
 
     return make
 

@@ -60,6 +60,7 @@ def test_a_cleared_condition_resolves_its_alert_by_the_system(make_rule, rita, w
     events = selectors.history(
         user=rita, warehouse_id=warehouse.pk, notification_id=first["A-01-03"].notification.id
     )
+    assert events is not None
     assert [(e.event, e.by) for e in events] == [("published", None), ("resolved", None)]
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 0
 
@@ -84,6 +85,7 @@ def test_a_reminder_of_an_open_alert_raises_the_same_one_again(
     events = selectors.history(
         user=rita, warehouse_id=warehouse.pk, notification_id=original.notification.id
     )
+    assert events is not None
     assert [e.event for e in events] == ["published", "reraised"]
     run()
     assert only(rita, warehouse).lifecycle.occurrences == 3

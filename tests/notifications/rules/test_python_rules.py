@@ -212,6 +212,7 @@ def test_a_disabled_rule_is_not_due_but_runs_when_named(make_rule, warehouse, se
 def test_an_overlapping_run_of_the_same_rule_is_skipped(make_rule, warehouse):
     make_rule(alerts=[alert(warehouse)])
     token = store.acquire_lock("py:shortages", ttl_seconds=60)
+    assert token is not None
 
     skipped = run()
 
@@ -222,7 +223,9 @@ def test_an_overlapping_run_of_the_same_rule_is_skipped(make_rule, warehouse):
 
 def test_a_rule_finds_redis_down_and_says_so(make_rule, warehouse, redis_down):
     make_rule(alerts=[alert(warehouse)])
-    rule = sources.PythonRule(sources.registry.get("shortages"), last_run_ms=None)
+    shortages = sources.registry.get("shortages")
+    assert shortages is not None
+    rule = sources.PythonRule(shortages, last_run_ms=None)
 
     (result,) = runner.run_rules([rule])
 

@@ -24,7 +24,7 @@ KEYS = [f"A-01-0{i}" for i in range(1, 6)]
 def stop_after_two_publishes() -> None:
     """In the worker: the third publish signals the test and hangs until killed."""
     real = alerts.publish
-    published = []
+    published: list[str] = []
 
     def publish_then_hang(**kwargs):
         if len(published) == 2:
