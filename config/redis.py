@@ -61,7 +61,8 @@ def get_redis() -> Redis | RedisCluster:
     client of django-redis's pool (timeouts come from settings)."""
     if settings.REDIS_CLUSTER:
         return _cluster_client()
-    return get_redis_connection("default")
+    client: Redis = get_redis_connection("default")  # django-redis is untyped
+    return client
 
 
 # --- Redis Cluster ---------------------------------------------------------------------------

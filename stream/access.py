@@ -64,6 +64,7 @@ def authenticate(headers: Mapping[str, str]) -> User:
         if len(parts) != 2:
             raise AuthenticationFailed("Invalid token header.")
         try:
+            user: User
             user, _ = TokenAuthentication().authenticate_credentials(parts[1])
         except exceptions.AuthenticationFailed as exc:
             raise AuthenticationFailed(str(exc.detail)) from None
@@ -75,10 +76,10 @@ def authenticate(headers: Mapping[str, str]) -> User:
     # AuthenticationMiddleware does; it only needs request.session.
     request = HttpRequest()
     request.session = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
-    user = auth.get_user(request)
-    if isinstance(user, AnonymousUser) or not user.is_active:
+    session_user = auth.get_user(request)
+    if isinstance(session_user, AnonymousUser) or not session_user.is_active:
         raise AuthenticationFailed(NOT_AUTHENTICATED)
-    return user
+    return session_user
 
 
 def identify(headers: Mapping[str, str], warehouse_id: int | None) -> tuple[User, list[int], bool]:

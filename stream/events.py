@@ -73,7 +73,8 @@ _renderer = JSONRenderer()
 
 def item_data(item: InboxItem) -> bytes:
     """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer)."""
-    return _renderer.render(NotificationOutput(item).data)
+    rendered: bytes = _renderer.render(NotificationOutput(item).data)
+    return rendered
 
 
 def chat_data(event: ChatEvent, sender: UserRef) -> bytes:
@@ -85,4 +86,7 @@ def chat_data(event: ChatEvent, sender: UserRef) -> bytes:
         body=event.body,
         sent_at=ms_to_datetime(event.sent_ms),
     )
-    return _renderer.render({"chat": event.chat_id, "message": MessageSerializer(message).data})
+    rendered: bytes = _renderer.render(
+        {"chat": event.chat_id, "message": MessageSerializer(message).data}
+    )
+    return rendered

@@ -133,8 +133,9 @@ class Hub:
         self._names: dict[int, tuple[float, UserRef]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
-        self._ready: asyncio.Event | None = None
-        self._retry_now: asyncio.Event | None = None
+        # Made anew for each event loop (_start); an Event binds to its loop on first use.
+        self._ready = asyncio.Event()
+        self._retry_now = asyncio.Event()
         self._data: Redis | RedisCluster | None = None
         self._read_marks_script: Any = None
 
@@ -147,7 +148,6 @@ class Hub:
         what lets a stream replay from Redis afterwards without a gap.
         """
         ready = self._start()
-        assert self._retry_now is not None
         self._retry_now.set()  # someone is waiting: retry a lost subscription now, not later
         try:
             await asyncio.wait_for(ready.wait(), timeout)
@@ -196,7 +196,6 @@ class Hub:
             self._loop, self._task, self._data = loop, None, None
             self._ready = asyncio.Event()
             self._retry_now = asyncio.Event()
-        assert self._ready is not None
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._run(), name="stream-hub")
         return self._ready
@@ -209,10 +208,12 @@ class Hub:
     async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
         if self._read_marks_script is None:
             self._read_marks_script = self._client().register_script(READ_MARKS_LUA)
-        return await self._read_marks_script(keys=keys, args=args, client=self._client())
+        marks: list[Any] = await self._read_marks_script(
+            keys=keys, args=args, client=self._client()
+        )
+        return marks
 
     async def _run(self) -> None:
-        assert self._ready is not None and self._retry_now is not None
         delay = 0.1
         patterns = (
             notification_keys.events_channel_pattern(),

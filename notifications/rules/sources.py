@@ -18,6 +18,21 @@ from .base import Alert, Rule, registry
 from .domain import RuleInfo, RuleKind, RuleRun
 from .models import SqlRule
 
+# `registry` too: the runner reads the Python rules through this module's name for it (tests
+# swap it here).
+__all__ = [
+    "PythonRule",
+    "RuleNotFound",
+    "RunnableRule",
+    "SqlRuleRunnable",
+    "all_rules",
+    "due_rules",
+    "find_rule",
+    "python_rules",
+    "registry",
+    "sql_rules",
+]
+
 
 class RunnableRule(ABC):
     """A rule as the runner sees it: its info, how to collect its alerts, where to record a run."""

@@ -25,7 +25,8 @@ def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(
 
     assert (result.sent, result.recipients, result.error) == (1, 1, "")
     (item,) = inbox(rita, warehouse)
-    assert item["message_type"] == "REP_NOTICE" and item["warehouse"] == warehouse.pk
+    assert item["message_type"] == "REP_NOTICE"
+    assert item["warehouse"] == warehouse.pk
     assert item["title"] == "Replenish A-01-03"
     assert item["body"] == "Stock is -12 after wave 8812"
     assert item["data"] == {"bin": "A-01-03", "qty": -12}
@@ -136,7 +137,8 @@ def test_a_failed_publish_is_retried_on_the_next_run(make_rule, rita, warehouse,
 
     failed = run()
 
-    assert failed.failed == 1 and "inactive" in failed.outcomes[0].error
+    assert failed.failed == 1
+    assert "inactive" in failed.outcomes[0].error
     assert "1 of 1 alerts could not be sent" in failed.problem()
     Warehouse.objects.filter(pk=warehouse.pk).update(is_active=True)
     assert run().sent == 1
@@ -216,7 +218,8 @@ def test_an_overlapping_run_of_the_same_rule_is_skipped(make_rule, warehouse):
 
     skipped = run()
 
-    assert skipped.skipped and skipped.sent == 0
+    assert skipped.skipped
+    assert skipped.sent == 0
     store.release_lock("py:shortages", token)
     assert run().sent == 1
 
@@ -238,7 +241,7 @@ def test_an_alert_without_a_key_is_keyed_by_its_title(warehouse):
 
 
 @pytest.mark.parametrize(
-    "attrs, message",
+    ("attrs", "message"),
     [
         ({"name": "Has Spaces"}, "name must match"),
         ({"name": "{slot}"}, "name must match"),
