@@ -86,7 +86,7 @@ def simulate_demo_activity(
     clears, so a later shortage is news again; the delay lets the rule see every shortage),
     then a pick wave takes from a couple of bins, now and then driving one negative.
     """
-    rng = rng or random.Random()
+    rng = rng or random.Random()  # noqa: S311 (demo activity, not security)
     waves = []
     settled = timestamps.now() - replenish_after
     for warehouse_id in (

@@ -81,7 +81,8 @@ def test_the_recipients_polls_keep_working(
 
     poll = client_for(subscribed).get("/api/v1/notifications/", {"warehouse": warehouse.pk})
 
-    assert poll.status_code == 200 and poll.json()["results"] == []
+    assert poll.status_code == 200
+    assert poll.json()["results"] == []
 
 
 @pytest.mark.parametrize(

@@ -94,7 +94,8 @@ def test_chat_errors_in_chinese(client_for, alice):
         "/api/v1/chats/direct/", {"user": alice.pk}, format="json", **ZH
     )
 
-    assert missing.status_code == 404 and missing.json() == {"detail": "没有这个聊天。"}
+    assert missing.status_code == 404
+    assert missing.json() == {"detail": "没有这个聊天。"}
     assert myself.json() == {"user": ["私聊需要选择您以外的另一位用户。"]}
 
 

@@ -181,10 +181,13 @@ def test_pages_outside_the_api_answer_503_on_a_redis_error(redis):
     api = middleware.process_exception(RequestFactory().get("/api/v1/x/"), wrong_type.value)
     other = middleware.process_exception(RequestFactory().get("/"), ValueError("not Redis"))
 
-    assert page is not None and api is not None
-    assert page.status_code == 503 and page["Retry-After"].isdigit()
+    assert page is not None
+    assert api is not None
+    assert page.status_code == 503
+    assert page["Retry-After"].isdigit()
     assert b"unavailable" in page.content
-    assert api.status_code == 503 and b'"detail"' in api.content
+    assert api.status_code == 503
+    assert b'"detail"' in api.content
     assert other is None
 
 

@@ -79,7 +79,7 @@ def test_creator_listed_among_members_is_counted_once(alice, bob, client_for):
 
 
 @pytest.mark.parametrize(
-    "payload, field",
+    ("payload", "field"),
     [
         ({"message": "hi"}, "members"),
         ({"members": [], "message": "hi"}, "members"),
@@ -522,7 +522,7 @@ def test_a_left_direct_chat_reopens_with_only_new_messages(alice, bob, client_fo
 
 
 @pytest.mark.parametrize(
-    "method, url",
+    ("method", "url"),
     [
         ("get", "/api/v1/chats/"),
         ("post", "/api/v1/chats/"),
@@ -551,7 +551,7 @@ def test_token_authentication(alice, bob, group, api_client):
 
 
 @pytest.mark.parametrize(
-    "method, url, payload",
+    ("method", "url", "payload"),
     [
         ("get", "/api/v1/chats/", None),
         ("post", "/api/v1/chats/", {"members": ["BOB"], "message": "hi"}),

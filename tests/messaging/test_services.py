@@ -34,7 +34,8 @@ def test_messages_seen_by_every_member_are_deleted(alice, bob, carol, group, sen
     assert stored_ids(chat.id) == []
     # The preview survives the cleanup of the message itself.
     preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
-    assert preview is not None and preview.body == "3"
+    assert preview is not None
+    assert preview.body == "3"
     assert unread(bob, chat) == 0
 
 
@@ -178,4 +179,5 @@ def test_last_message_preview_hidden_from_members_who_joined_after_it(alice, bob
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     assert selectors.chat_get(user=carol, chat_id=chat.id).last_message is None
     preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
-    assert preview is not None and preview.id == 1
+    assert preview is not None
+    assert preview.id == 1

@@ -81,7 +81,7 @@ def evalsha_calls(redis) -> int:
     return stats.get("cmdstat_evalsha", {}).get("calls", 0)
 
 
-@pytest.mark.parametrize("chats, per_chat", [(1, 1), (25, 8)])
+@pytest.mark.parametrize(("chats", "per_chat"), [(1, 1), (25, 8)])
 def test_pending_fetch_costs_a_fixed_number_of_round_trips(
     alice, bob, group, send, redis, round_trips, chats, per_chat
 ):

@@ -76,7 +76,8 @@ def test_every_change_gives_a_new_higher_cursor_seen_without_include_read(wareho
         (resolved.cursor, "resolved")
     ]
     assert after_resolve.next_since == resolved.cursor
-    assert quiet.items == [] and quiet.next_since == resolved.cursor
+    assert quiet.items == []
+    assert quiet.next_since == resolved.cursor
     assert after_resolve.unread_count == 0
 
 
@@ -125,7 +126,8 @@ def test_release_only_by_the_claimer(warehouse, crew, send):
         lifecycle.release(user=ralf, warehouse_id=warehouse.pk, notification_id=note.id)
     released = lifecycle.release(user=rita, warehouse_id=warehouse.pk, notification_id=note.id)
 
-    assert released.lifecycle.status == "open" and released.lifecycle.claimed_by is None
+    assert released.lifecycle.status == "open"
+    assert released.lifecycle.claimed_by is None
     # Open again: unread for the colleagues who had not read it; read for rita who claimed it.
     assert unread_summary(user=ralf, warehouse_id=warehouse.pk).unread_count == 1
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 0
@@ -280,7 +282,8 @@ def test_an_open_alert_escalates_once_to_the_escalation_role(warehouse, crew, su
     assert unread_summary(user=sam, warehouse_id=warehouse.pk).by_severity["critical"] == 1
     # The crew gets it again too, with its new cursor and severity.
     (again,) = inbox_page(user=crew[1], warehouse_id=warehouse.pk, since=start).items
-    assert again.cursor == seen.cursor and again.lifecycle.severity == "critical"
+    assert again.cursor == seen.cursor
+    assert again.lifecycle.severity == "critical"
     events = selectors.history(user=sam, warehouse_id=warehouse.pk, notification_id=note.id)
     assert events is not None
     assert [(e.event, e.by) for e in events] == [("published", None), ("escalated", None)]
@@ -376,5 +379,6 @@ def test_the_sweep_also_empties_the_escalation_roles_inbox(
 
     report = services.expire_warehouse(warehouse.pk, at_ms=note.created_at_ms + 301_000)
 
-    assert report.notifications == 1 and report.inbox_entries == 2  # the crew's and the role's
+    assert report.notifications == 1
+    assert report.inbox_entries == 2
     assert redis.zcard(role_inbox) == 0

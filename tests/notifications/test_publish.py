@@ -34,7 +34,8 @@ def test_content_is_stored_once_however_many_inboxes(redis, warehouse, rep_notic
     assert redis.hlen(keys.contents(warehouse.pk)) == 1
     # An inbox entry is only the cursor, never a copy of the content.
     first = Subscription.objects.first()
-    assert first is not None and first.user_id is not None
+    assert first is not None
+    assert first.user_id is not None
     inbox = keys.inbox(warehouse.pk, subscriber_id(user_id=first.user_id))
     assert redis.zrange(inbox, 0, -1) == [str(result.cursor).encode()]
 

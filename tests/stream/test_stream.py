@@ -60,7 +60,8 @@ def test_the_session_cookie_of_the_browser_authenticates(
         ready = stream.until("ready")
         result = notify(warehouse)
         assert stream.until("notification").id == str(result.cursor)
-        assert ready.id is not None and int(ready.id) < result.cursor
+        assert ready.id is not None
+        assert int(ready.id) < result.cursor
 
 
 def test_each_user_gets_only_what_reaches_their_inboxes(

@@ -25,7 +25,7 @@ def act(client, url: str, action: str, *pks: int):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "model, url, permission",
+    ("model", "url", "permission"),
     [
         (Warehouse, "/admin/subscriptions/warehouse/", "warehouse"),
         (MessageType, "/admin/subscriptions/messagetype/", "messagetype"),

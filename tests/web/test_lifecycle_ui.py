@@ -83,7 +83,8 @@ def test_one_claims_and_the_colleagues_badge_drops(open_screen, crew, warehouse)
     left.shot("21-resolved")
     state = selectors.inbox_page(user=alice, warehouse_id=warehouse.pk, include_read=True)
     (item,) = state.items
-    assert item.notification.id == note_id and username(item.lifecycle.resolved_by) == "bob"
+    assert item.notification.id == note_id
+    assert username(item.lifecycle.resolved_by) == "bob"
 
 
 def test_a_claim_lost_to_a_colleague_is_explained(open_screen, crew, warehouse):

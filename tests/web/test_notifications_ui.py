@@ -65,7 +65,8 @@ def test_unread_count_rises_after_a_publish(open_screen, operator, warehouse):
     cursor = page.evaluate(
         f"localStorage.getItem('wms-notify:{operator.pk}:cursor:{warehouse.pk}')"
     )
-    assert cursor is not None and int(cursor) >= 2
+    assert cursor is not None
+    assert int(cursor) >= 2
 
 
 def test_open_a_notification_to_read_it(open_screen, operator, warehouse):

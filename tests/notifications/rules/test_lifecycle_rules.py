@@ -79,7 +79,8 @@ def test_a_reminder_of_an_open_alert_raises_the_same_one_again(
     assert (reminder.sent, reminder.recipients) == (1, 1)
     again = only(rita, warehouse)
     assert again.notification.id == original.notification.id
-    assert again.lifecycle.occurrences == 2 and again.cursor > original.cursor
+    assert again.lifecycle.occurrences == 2
+    assert again.cursor > original.cursor
     for user in (rita, colleague):  # unread again for everyone
         assert unread_summary(user=user, warehouse_id=warehouse.pk).unread_count == 1
     events = selectors.history(
@@ -100,7 +101,8 @@ def test_a_reminder_keeps_the_claim(make_rule, rita, colleague, warehouse):
     run()
 
     item = only(colleague, warehouse)
-    assert item.lifecycle.status == "claimed" and item.lifecycle.occurrences == 2
+    assert item.lifecycle.status == "claimed"
+    assert item.lifecycle.occurrences == 2
     assert item.lifecycle.claimed_by.username == "rita"
 
 
@@ -115,5 +117,6 @@ def test_a_reminder_after_a_person_resolved_it_is_a_new_alert(make_rule, rita, w
     items = inbox_page(user=rita, warehouse_id=warehouse.pk, include_read=True).items
     assert len(items) == 2
     (new,) = [i for i in items if i.notification.id != first]
-    assert new.lifecycle.status == "open" and new.lifecycle.occurrences == 1
+    assert new.lifecycle.status == "open"
+    assert new.lifecycle.occurrences == 1
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 1

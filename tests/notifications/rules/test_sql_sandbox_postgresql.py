@@ -46,7 +46,8 @@ def test_the_command_grants_business_tables_only(settings, rules_sql_role):
     assert f"Updated the role {settings.RULES_SQL_ROLE} (LOGIN)." in text
     granted = next(line for line in text.splitlines() if line.startswith("Granted SELECT"))
     assert "inventory_bin" in granted
-    assert "auth_user" not in granted and "subscriptions_warehouse" not in granted
+    assert "auth_user" not in granted
+    assert "subscriptions_warehouse" not in granted
     assert "WARNING" not in text
 
 
@@ -65,7 +66,8 @@ def test_the_leak_of_the_issue_is_refused_at_save_and_at_run_time(sql_rule, admi
 
     assert "permission denied for table" in result.error
     assert "SQL rules may read business tables only" in result.error
-    assert token.key not in result.error and result.outcomes == ()
+    assert token.key not in result.error
+    assert result.outcomes == ()
 
 
 @pytest.mark.parametrize(
