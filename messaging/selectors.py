@@ -93,7 +93,9 @@ def chat_get(*, user: User, chat_id: str) -> Chat:
 
 
 def chat_list(*, user: User) -> list[Chat]:
-    """The user's chats, most recent activity first (two Redis round trips, one query)."""
+    """The user's chats, most recent activity first: three Redis round trips however many
+    chats (the chat list; redis-py's check that the summary script is loaded; every chat's
+    summary in one pipeline), a fourth only to drop stale entries, and one database query."""
     user_id = user.pk
     entries = store.chat_ids_of(user_id)
     found = store.summaries(user_id=user_id, chat_ids=[chat for chat, _ in entries])

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Model
 
+from config.orphans import existing_ids
 from subscriptions.models import MessageType, Warehouse
 
 from . import cleanup_store, keys
@@ -27,8 +26,6 @@ from .rules.models import SqlRule
 
 logger = logging.getLogger(__name__)
 
-# Ids per database query (SQLite limits the variables of one statement).
-_QUERY_CHUNK = 500
 # A progress line every this many SCAN pages, so a long sweep shows it is moving.
 _PROGRESS_EVERY = 100
 
@@ -49,16 +46,6 @@ class CleanupReport:
             f"removed {self.keys} keys (of {self.warehouses} deleted warehouses, deleted users, "
             f"roles, message types and rules) and {self.last_runs} last runs of deleted rules"
         )
-
-
-def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:
-    """Which of these primary keys the database still has."""
-    wanted = sorted(set(ids))
-    found: set[int] = set()
-    for start in range(0, len(wanted), _QUERY_CHUNK):
-        chunk = wanted[start : start + _QUERY_CHUNK]
-        found.update(model._default_manager.filter(pk__in=chunk).values_list("pk", flat=True))
-    return found
 
 
 def known_rule_ids() -> set[str]:

@@ -87,11 +87,6 @@ class MessageType(models.Model):
     def __str__(self) -> str:
         return f"{self.code} - {self.name}"
 
-    @staticmethod
-    def id_of(warehouse: Warehouse | int) -> int:
-        """The id of a warehouse given as a row or as its id (APIs here accept both)."""
-        return warehouse.pk if isinstance(warehouse, Warehouse) else int(warehouse)
-
 
 class Subscription(models.Model):
     """A user or a role (an auth Group) receives one message type in one warehouse."""

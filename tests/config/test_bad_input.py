@@ -16,18 +16,10 @@ from config.http_errors import RequestTooLarge
 from config.parsers import JSONParser, XMLParser
 from messaging import services
 from notifications.services import PublishError, publish
-from subscriptions.models import Subscription
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 DEEP = 100_000
-
-
-@pytest.fixture
-def subscribed(warehouse, rep_notice, role, make_user, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role)
 
 
 @pytest.fixture

@@ -58,13 +58,6 @@ def assert_unavailable(response) -> None:
 
 
 @pytest.fixture
-def subscribed(warehouse, rep_notice, role, make_user, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role)
-
-
-@pytest.fixture
 def send_before_failover(warehouse, rep_notice, subscribed, redis):
     """One notification is waiting, then the server becomes a read-only replica."""
     publish(message_type=rep_notice, warehouse=warehouse, title="before the failover")
