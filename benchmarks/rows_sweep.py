@@ -49,7 +49,8 @@ def sweep_rows(bench: Bench) -> list[Line]:
         reply = client.post(
             "/api/v1/notifications/read/", {"warehouse": warehouse.pk, "all": True}, format="json"
         )
-        assert reply.status_code == 200 and reply.json()["unread_count"] == 0, reply.content
+        assert reply.status_code == 200, reply.content
+        assert reply.json()["unread_count"] == 0, reply.content
 
     wire.reset()
     with bench.probe.listening(THRESHOLD_US, capture=False):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import redis
 
-from config.embedded_redis import redis_server_binary
+from config.embedded_redis import redis_server_binary, wait_until_ready
 
 SLOTS = 16384
 
@@ -111,7 +111,7 @@ class EmbeddedCluster:
             if not node.running:
                 node.process = _spawn(node.port, node.data_dir, node.node_timeout_ms)
         for node in self.nodes:
-            _wait_for_ping(node, timeout)
+            wait_until_ready(node.process, node.client(), timeout=timeout)
         self.wait_until_ok(timeout)
 
     def stop(self) -> None:
@@ -184,22 +184,6 @@ def _spawn(port: int, data_dir: Path, node_timeout_ms: int) -> subprocess.Popen[
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _wait_for_ping(node: ClusterNode, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    client = node.client()
-    while True:
-        if not node.running:
-            err = node.process.stderr.read().decode() if node.process.stderr else ""
-            raise RuntimeError(f"redis-server exited at start-up: {err.strip()}")
-        try:
-            if client.ping():
-                return
-        except redis.ConnectionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 def start_cluster(
     *, masters: int = 3, replicas: int = 0, node_timeout_ms: int = 1000, timeout: float = 30.0
 ) -> EmbeddedCluster:
@@ -218,7 +202,7 @@ def start_cluster(
                 )
             )
         for node in nodes:
-            _wait_for_ping(node, timeout)
+            wait_until_ready(node.process, node.client(), timeout=timeout)
         clients = [node.client() for node in nodes]
         # Even shares of the slots, the last master taking the remainder.
         share = SLOTS // masters

@@ -74,7 +74,7 @@ class EmbeddedRedis:
         A persisting server comes back with its data; one that does not comes back empty.
         """
         self.process = _spawn(self.port, self.data_dir, persist=self.persist)
-        _wait_until_ready(self, timeout=15)
+        wait_until_ready(self.process, self.client(), timeout=15)
 
 
 def server_args(port: int, data_dir: Path, *, persist: bool) -> list[str]:
@@ -102,12 +102,14 @@ def _spawn(port: int, data_dir: Path, *, persist: bool) -> subprocess.Popen[byte
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _wait_until_ready(server: EmbeddedRedis, *, timeout: float) -> None:
+def wait_until_ready(
+    process: subprocess.Popen[bytes], client: redis.Redis, *, timeout: float
+) -> None:
+    """Return once the server answers PING; raise if it exits first or is not up in time."""
     deadline = time.monotonic() + timeout
-    client = server.client()
     while True:
-        if server.process.poll() is not None:
-            err = server.process.stderr.read().decode() if server.process.stderr else ""
+        if process.poll() is not None:
+            err = process.stderr.read().decode() if process.stderr else ""
             raise RuntimeError(f"redis-server exited at start-up: {err.strip()}")
         try:
             if client.ping():
@@ -136,5 +138,5 @@ def start(
         process=_spawn(port, data_dir, persist=persist),
         persist=persist,
     )
-    _wait_until_ready(server, timeout=timeout)
+    wait_until_ready(server.process, server.client(), timeout=timeout)
     return server

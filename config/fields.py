@@ -31,14 +31,15 @@ class BoundedListField(serializers.ListField):
 
     def run_child_validation(self, data: list[Any]) -> list[Any]:
         result = []
-        errors: dict[int, Any] = {}
+        # Keyed by position as text: what JSON (and the XML renderer) make of it anyway.
+        errors: dict[str, Any] = {}
         for index, item in enumerate(data):
             try:
                 result.append(self.child.run_validation(item))
             except serializers.ValidationError as exc:
-                errors[index] = exc.detail
+                errors[str(index)] = exc.detail
             except DjangoValidationError as exc:
-                errors[index] = get_error_detail(exc)
+                errors[str(index)] = get_error_detail(exc)
             if len(errors) >= MAX_ERRORS:
                 break
         if errors:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import decimal
 import io
+from collections.abc import Mapping
 from typing import IO, Any
 
 from defusedxml import ElementTree as DefusedElementTree
@@ -36,8 +37,14 @@ def read_capped(stream: IO[bytes] | None) -> bytes:
     return body
 
 
-def _decoded(body: bytes, parser_context: dict[str, Any] | None) -> str:
-    encoding = parsers.get_encoding(parser_context or {})
+def _encoding(parser_context: Mapping[str, Any] | None) -> str:
+    """The body's charset: DRF's choice, which refuses codecs that are not text (bz2_codec...)."""
+    # get_encoding is newer than djangorestframework-stubs.
+    return str(parsers.get_encoding(parser_context or {}))  # type: ignore[attr-defined]
+
+
+def _decoded(body: bytes, parser_context: Mapping[str, Any] | None) -> str:
+    encoding = _encoding(parser_context)
     try:
         return body.decode(encoding)
     except UnicodeDecodeError:
@@ -54,7 +61,7 @@ class JSONParser(parsers.BaseParser):
         self,
         stream: IO[bytes] | None,
         media_type: str | None = None,
-        parser_context: dict[str, Any] | None = None,
+        parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         text = _decoded(read_capped(stream), parser_context)
         try:
@@ -72,10 +79,10 @@ class XMLParser(DrfXMLParser):
         self,
         stream: IO[bytes] | None,
         media_type: str | None = None,
-        parser_context: dict[str, Any] | None = None,
+        parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         body = read_capped(stream)
-        encoding = parsers.get_encoding(parser_context or {})
+        encoding = _encoding(parser_context)
         try:
             parser = DefusedElementTree.DefusedXMLParser(encoding=encoding)
             tree = DefusedElementTree.parse(io.BytesIO(body), parser=parser, forbid_dtd=True)

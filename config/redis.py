@@ -61,7 +61,8 @@ def get_redis() -> Redis | RedisCluster:
     client of django-redis's pool (timeouts come from settings)."""
     if settings.REDIS_CLUSTER:
         return _cluster_client()
-    return get_redis_connection("default")
+    client: Redis = get_redis_connection("default")  # django-redis is untyped
+    return client
 
 
 # --- Redis Cluster ---------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def _forget_failed_node(cluster: RedisCluster, node: ClusterNode) -> None:
     try:
         cluster.nodes_manager.move_node_to_end_of_cached_nodes(node.name)
         cluster.nodes_manager.initialize(last_failed_node_name=node.name)
-    except (RedisClusterException, *REDIS_UNAVAILABLE) as exc:
+    except REDIS_UNAVAILABLE as exc:  # RedisClusterException among them
         logger.warning("Could not reload the Redis Cluster slot map: %s", exc)
 
 
@@ -162,6 +163,20 @@ def _reload_slots(cluster: RedisCluster) -> None:
 def as_text(value: bytes | str) -> str:
     """A reply of Redis as text (clients here do not decode responses)."""
     return value.decode() if isinstance(value, bytes) else value
+
+
+# redis-py types a reply as the union of every shape it can take (RESP2 or 3, decoded or
+# not, with scores or not); the two below know which shape the command asked for.
+
+
+def texts(reply: Any) -> list[str]:
+    """A reply that is a list of members or names (ZRANGE, SMEMBERS, ...) as text."""
+    return [as_text(item) for item in reply]
+
+
+def scored(reply: Any) -> list[tuple[str, float]]:
+    """A reply of (member, score) pairs (ZRANGE ... WITHSCORES, ZSCAN) as text and floats."""
+    return [(as_text(member), float(score)) for member, score in reply]
 
 
 def scan_pages(pattern: str, count: int) -> Iterator[list[str]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from xml.sax.xmlreader import AttributesImpl
 
 from django.utils.encoding import force_str
 from django.utils.xmlutils import SimplerXMLGenerator
@@ -25,6 +26,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 ITEM_TAG = "item"
 KEY_ATTRIBUTE = "key"
+NO_ATTRIBUTES = AttributesImpl({})  # the SAX type XMLGenerator takes (a dict works, untyped)
 
 
 def xml_text(value: Any) -> str:
@@ -38,18 +40,18 @@ class XMLRenderer(DrfXMLRenderer):
     def _to_xml(self, xml: SimplerXMLGenerator, data: Any, free_form: bool = False) -> None:
         if isinstance(data, list | tuple):
             for item in data:
-                xml.startElement(self.item_tag_name, {})
+                xml.startElement(self.item_tag_name, NO_ATTRIBUTES)
                 self._to_xml(xml, item, free_form)
                 xml.endElement(self.item_tag_name)
         elif isinstance(data, dict):
             for key, value in data.items():
                 name = str(key)
                 if free_form or not PLAIN_NAME.match(name):
-                    xml.startElement(ITEM_TAG, {KEY_ATTRIBUTE: xml_text(name)})
+                    xml.startElement(ITEM_TAG, AttributesImpl({KEY_ATTRIBUTE: xml_text(name)}))
                     self._to_xml(xml, value, free_form=True)
                     xml.endElement(ITEM_TAG)
                 else:
-                    xml.startElement(name, {})
+                    xml.startElement(name, NO_ATTRIBUTES)
                     self._to_xml(xml, value, free_form=name in self.free_form_keys)
                     xml.endElement(name)
         elif data is not None:

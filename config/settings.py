@@ -29,7 +29,7 @@ if not SECRET_KEY:
             'print(secrets.token_urlsafe(50))" - or set DEBUG=1 for development. '
             "(`manage.py demo` makes its own, kept in var/.)"
         )
-    SECRET_KEY = "insecure-development-key-used-only-with-debug"
+    SECRET_KEY = "insecure-development-key-used-only-with-debug"  # noqa: S105 (DEBUG only)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 

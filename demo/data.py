@@ -99,23 +99,17 @@ def load_demo_data() -> list[DemoLogin]:
             )
         )
 
-    wanted = (
-        [(types["REP_NOTICE"], wh, {"role": roles["Replenishment"]}) for wh in warehouses.values()]
-        + [
-            (types[code], wh, {"role": roles["Supervisors"]})
-            for code in ("QC_ALERT", "REP_NOTICE", "SYS_NOTICE")
-            for wh in warehouses.values()
-        ]
-        + [
-            (types[code], wh, {"role": roles["Replenishment"]})
-            for code in ("SYS_NOTICE", "STOCK_OUT")
-            for wh in warehouses.values()
-        ]
-    )
-    for message_type, warehouse, subscriber in wanted:
-        Subscription.objects.get_or_create(
-            message_type=message_type, warehouse=warehouse, **subscriber
-        )
+    # Which role receives which types, in every warehouse.
+    wanted = {
+        "Replenishment": ("REP_NOTICE", "SYS_NOTICE", "STOCK_OUT"),
+        "Supervisors": ("QC_ALERT", "REP_NOTICE", "SYS_NOTICE"),
+    }
+    for role_name, codes in wanted.items():
+        for code in codes:
+            for warehouse in warehouses.values():
+                Subscription.objects.get_or_create(
+                    message_type=types[code], warehouse=warehouse, role=roles[role_name]
+                )
     # Bins and stock for the rules example (a bin already negative after wave 8812) and the
     # negative-stock rule as an SQL rule beside the Python one.
     load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])

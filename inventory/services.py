@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import F, Max
-from django.utils import timezone
 
+from config import timestamps
 from subscriptions.models import Warehouse
 
 from .models import Bin
@@ -41,7 +41,7 @@ def run_pick_wave(
     As in a real WMS whose records lag the shelves, stock may go below zero: that is exactly
     what the replenishment rule (inventory.rules) looks for.
     """
-    warehouse_id = int(getattr(warehouse, "pk", warehouse))
+    warehouse_id = Warehouse.id_of(warehouse)
     for code, quantity in picks.items():
         if not isinstance(quantity, int) or quantity <= 0:
             raise ValueError(f"Pick a positive whole quantity from {code}, not {quantity!r}.")
@@ -53,7 +53,7 @@ def run_pick_wave(
     if missing:
         raise ValueError(f"No such bins in warehouse {warehouse_id}: {', '.join(missing)}.")
     number = next_wave_number() if number is None else number
-    now = timezone.now()  # update() skips auto_now
+    now = timestamps.now()  # update() skips auto_now
     for code, quantity in picks.items():
         Bin.objects.filter(pk=bins[code].pk).update(
             stock=F("stock") - quantity, last_wave=number, updated_at=now
@@ -68,9 +68,9 @@ def run_pick_wave(
 
 def replenish(*, warehouse: Warehouse | int, bin_code: str, quantity: int) -> int:
     """Put `quantity` units into a bin; returns its new stock."""
-    warehouse_id = int(getattr(warehouse, "pk", warehouse))
+    warehouse_id = Warehouse.id_of(warehouse)
     updated = Bin.objects.filter(warehouse_id=warehouse_id, code=bin_code).update(
-        stock=F("stock") + quantity, updated_at=timezone.now()
+        stock=F("stock") + quantity, updated_at=timestamps.now()
     )
     if not updated:
         raise ValueError(f"No bin {bin_code} in warehouse {warehouse_id}.")
@@ -86,9 +86,9 @@ def simulate_demo_activity(
     clears, so a later shortage is news again; the delay lets the rule see every shortage),
     then a pick wave takes from a couple of bins, now and then driving one negative.
     """
-    rng = rng or random.Random()
+    rng = rng or random.Random()  # noqa: S311 (demo activity, not security)
     waves = []
-    settled = timezone.now() - replenish_after
+    settled = timestamps.now() - replenish_after
     for warehouse_id in (
         Warehouse.objects.filter(is_active=True, bins__isnull=False)
         .distinct()

@@ -9,19 +9,18 @@ bounded steps, what a lost task, a failed write or a race left behind.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+
+from config.orphans import existing_ids
 
 from . import keys, services, store
 from .store import ChatState
 
 logger = logging.getLogger(__name__)
 
-# Ids per database query (SQLite limits the variables of one statement).
-_QUERY_CHUNK = 500
 # A progress line every this many SCAN pages, so a long sweep shows it is moving.
 _PROGRESS_EVERY = 100
 
@@ -48,17 +47,6 @@ class OrphanReport:
     @property
     def changed(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self) if f.name != "chats")
-
-
-def existing_user_ids(user_ids: Iterable[int]) -> set[int]:
-    """Which of these ids the database still has."""
-    wanted = sorted(set(user_ids))
-    found: set[int] = set()
-    model = get_user_model()
-    for start in range(0, len(wanted), _QUERY_CHUNK):
-        chunk = wanted[start : start + _QUERY_CHUNK]
-        found.update(model.objects.filter(pk__in=chunk).values_list("pk", flat=True))
-    return found
 
 
 def user_forget(user_id: int) -> OrphanReport:
@@ -107,7 +95,7 @@ def sweep_orphans(*, batch: int | None = None) -> OrphanReport:
             logger.info("Chat orphan sweep: %d pages of chat keys so far: %s", pages, report)
     for pages, page in enumerate(store.scan_ids(keys.every_user_pattern(), batch), start=1):
         user_ids = {user_id for key in page if (user_id := keys.user_id_of(key)) is not None}
-        for user_id in sorted(user_ids - existing_user_ids(user_ids)):
+        for user_id in sorted(user_ids - existing_ids(get_user_model(), user_ids)):
             report += user_forget(user_id)
         if pages % _PROGRESS_EVERY == 0:
             logger.info("Chat orphan sweep: %d pages of user keys so far: %s", pages, report)
@@ -125,7 +113,7 @@ def _sweep_chat_page(page: list[str]) -> OrphanReport:
     states = store.chat_states(sorted(seen))
     people = {m for s in states for m in s.member_ids}
     people.update(u for s in states for u in keys.direct_pair(s.chat_id) or ())
-    existing = existing_user_ids(people)
+    existing = existing_ids(get_user_model(), people)
 
     left = deleted = 0
     alive: list[ChatState] = []

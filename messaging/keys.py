@@ -25,7 +25,7 @@ def is_chat_id(chat_id: str) -> bool:
     if GROUP_CHAT_ID.fullmatch(chat_id):
         return True
     pair = DIRECT_CHAT_ID.fullmatch(chat_id)
-    return bool(pair) and int(pair[1]) < int(pair[2])
+    return pair is not None and int(pair[1]) < int(pair[2])
 
 
 def direct_chat_id(user_a: int, user_b: int) -> str:

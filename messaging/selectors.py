@@ -6,13 +6,13 @@ from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models.functions import Lower
 
 from config.timestamps import ms_to_datetime
+from config.users import User
 
 from . import keys, store
-from .domain import Chat, ChatKind, ChatNotFound, Message, UserRef
+from .domain import Chat, ChatNotFound, Message, UserRef
 from .store import StoredChat, StoredMessage
 
 # Shown for a member whose account has been deleted from the database since they chatted.
@@ -58,7 +58,7 @@ def present_chats(chats: Sequence[StoredChat]) -> list[Chat]:
     return [
         Chat(
             id=chat.id,
-            kind=ChatKind(chat.kind),
+            kind=chat.kind,
             members=tuple(
                 sorted(
                     (users[m] for m in chat.member_ids), key=lambda u: (u.username.casefold(), u.id)
@@ -87,13 +87,15 @@ def stored_chat(*, user_id: int, chat_id: str) -> StoredChat:
     return found
 
 
-def chat_get(*, user: AbstractBaseUser, chat_id: str) -> Chat:
+def chat_get(*, user: User, chat_id: str) -> Chat:
     """One chat as the user sees it; ChatNotFound unless they are a member."""
     return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
 
 
-def chat_list(*, user: AbstractBaseUser) -> list[Chat]:
-    """The user's chats, most recent activity first (two Redis round trips, one query)."""
+def chat_list(*, user: User) -> list[Chat]:
+    """The user's chats, most recent activity first: three Redis round trips however many
+    chats (the chat list; redis-py's check that the summary script is loaded; every chat's
+    summary in one pipeline), a fourth only to drop stale entries, and one database query."""
     user_id = user.pk
     entries = store.chat_ids_of(user_id)
     found = store.summaries(user_id=user_id, chat_ids=[chat for chat, _ in entries])
@@ -107,7 +109,7 @@ def chat_list(*, user: AbstractBaseUser) -> list[Chat]:
     return present_chats(chats)
 
 
-def message_list(*, user: AbstractBaseUser, chat_id: str, after: int, limit: int) -> list[Message]:
+def message_list(*, user: User, chat_id: str, after: int, limit: int) -> list[Message]:
     """Stored messages after `after`, oldest first; seen ids do not change."""
     found = store.list_messages(
         chat_id=require_chat_id(chat_id), user_id=user.pk, after=after, limit=limit
@@ -117,7 +119,7 @@ def message_list(*, user: AbstractBaseUser, chat_id: str, after: int, limit: int
     return present_messages(found)
 
 
-def contact_search(*, user: AbstractBaseUser, q: str, limit: int | None = None) -> list[UserRef]:
+def contact_search(*, user: User, q: str, limit: int | None = None) -> list[UserRef]:
     """Autocomplete: my recent contacts matching the prefix (most recent first), then other
     active users matching it (by username), excluding me; at most `limit`."""
     limit = settings.CHAT_CONTACTS_LIMIT if limit is None else limit

@@ -10,8 +10,7 @@ the two calls never leaves a chat its members cannot find (store.reserve_index).
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -19,8 +18,19 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils.translation import gettext as _
 
+from config import timestamps
+from config.users import User
+
 from . import keys, store
-from .domain import Chat, ChatNotFound, InvalidChatRequest, Message, PendingMessages, UserRef
+from .domain import (
+    Chat,
+    ChatKind,
+    ChatNotFound,
+    InvalidChatRequest,
+    Message,
+    PendingMessages,
+    UserRef,
+)
 from .selectors import (
     present_chats,
     present_message,
@@ -28,16 +38,9 @@ from .selectors import (
     require_chat_id,
     stored_chat,
 )
-from .store import StoredChat
+from .store import AddMemberStatus, IdleStatus, StoredChat
 
 DAY_MS = 24 * 60 * 60 * 1000
-
-# The clock of every chat write, swapped by tests to make messages and chats look old.
-timer: Callable[[], float] = time.time
-
-
-def now_ms() -> int:
-    return int(timer() * 1000)
 
 
 def _me(user: AbstractBaseUser) -> UserRef:
@@ -84,9 +87,7 @@ def _touch_contacts(user: AbstractBaseUser, contact_ids: Iterable[int]) -> None:
 # --- Creating and opening chats -----------------------------------------------------------------
 
 
-def chat_create_group(
-    *, creator: AbstractBaseUser, member_ids: Iterable[int], message: str
-) -> Chat:
+def chat_create_group(*, creator: User, member_ids: Iterable[int], message: str) -> Chat:
     """A new group chat of the creator and these users, `message` its first message."""
     validate_body(message, field="message")
     others = {int(pk) for pk in member_ids} - {creator.pk}
@@ -101,7 +102,7 @@ def chat_create_group(
 
     chat_id = f"g-{secrets.token_hex(8)}"
     everyone = sorted(others | {creator.pk})
-    at = now_ms()
+    at = timestamps.now_ms()
     store.reserve_index(chat_id=chat_id, user_ids=everyone, now_ms=at)
     version, first = store.create_group(
         chat_id=chat_id, creator_id=creator.pk, member_ids=everyone, body=message, now_ms=at
@@ -113,7 +114,7 @@ def chat_create_group(
         [
             StoredChat(
                 id=chat_id,
-                kind="group",
+                kind=ChatKind.GROUP,
                 member_ids=tuple(everyone),
                 unread=0,
                 last_message=first,
@@ -123,14 +124,14 @@ def chat_create_group(
     )[0]
 
 
-def chat_open_direct(*, user: AbstractBaseUser, other_id: int) -> Chat:
+def chat_open_direct(*, user: User, other_id: int) -> Chat:
     """The one direct chat of the pair, created on first use; both are members afterwards."""
     other_id = int(other_id)
     if other_id == user.pk:
         raise InvalidChatRequest("user", _("A direct chat needs another user than yourself."))
     _require_active_users([other_id], field="user")
     chat_id = keys.direct_chat_id(user.pk, other_id)
-    at = now_ms()
+    at = timestamps.now_ms()
     store.reserve_index(chat_id=chat_id, user_ids=[user.pk, other_id], now_ms=at)
     joined, version = store.open_direct(
         chat_id=chat_id, user_id=user.pk, other_id=other_id, now_ms=at
@@ -156,7 +157,7 @@ def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
     """
     require_chat_id(chat_id)
     validate_body(body)
-    sent = store.send(chat_id=chat_id, sender_id=user.pk, body=body, now_ms=now_ms())
+    sent = store.send(chat_id=chat_id, sender_id=user.pk, body=body, now_ms=timestamps.now_ms())
     if sent is None:
         raise ChatNotFound(chat_id)
     message, member_ids = sent
@@ -165,7 +166,7 @@ def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
     return present_message(message, {user.pk: _me(user)})
 
 
-def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
+def chat_mark_read(*, user: User, chat_id: str, up_to: int) -> int:
     """Mark the chat's messages up to `up_to` seen; returns how many remain unread."""
     outcome = store.mark_read(chat_id=require_chat_id(chat_id), user_id=user.pk, up_to=up_to)
     if outcome is None:
@@ -207,14 +208,14 @@ def messages_fetch_pending(*, user: AbstractBaseUser) -> list[PendingMessages]:
 # --- Membership -----------------------------------------------------------------------------------
 
 
-def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int) -> Chat:
+def chat_add_member(*, user: User, chat_id: str, new_member_id: int) -> Chat:
     """Add a user to a group chat the acting user belongs to (a no-op for a member)."""
     require_chat_id(chat_id)
     [new_member_id] = _require_active_users([new_member_id], field="user")
     # Only a member may put the chat in someone's list, even as an entry readers would drop.
     if not store.is_member(chat_id=chat_id, user_id=user.pk):
         raise ChatNotFound(chat_id)
-    at = now_ms()
+    at = timestamps.now_ms()
     store.reserve_index(chat_id=chat_id, user_ids=[new_member_id], now_ms=at)
     outcome = store.add_member(
         chat_id=chat_id,
@@ -225,15 +226,15 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     )
     if outcome is None:
         raise ChatNotFound(chat_id)
-    if outcome.status == "direct":
+    if outcome.status is AddMemberStatus.DIRECT:
         raise InvalidChatRequest("user", _("Members can only be added to group chats."))
-    if outcome.status == "full":
+    if outcome.status is AddMemberStatus.FULL:
         raise InvalidChatRequest(
             "user",
             _("This chat already has the most members allowed (%(limit)d).")
             % {"limit": settings.CHAT_MAX_MEMBERS},
         )
-    if outcome.status == "added":
+    if outcome.status is AddMemberStatus.ADDED:
         store.index_chat(
             chat_id=chat_id, user_ids=[new_member_id], version=outcome.version, activity_ms=at
         )
@@ -241,7 +242,7 @@ def chat_add_member(*, user: AbstractBaseUser, chat_id: str, new_member_id: int)
     return present_chats([stored_chat(user_id=user.pk, chat_id=chat_id)])[0]
 
 
-def chat_leave(*, user: AbstractBaseUser, chat_id: str) -> None:
+def chat_leave(*, user: User, chat_id: str) -> None:
     """Leave a chat; the last member out deletes it with all its messages."""
     if member_remove(user_id=user.pk, chat_id=require_chat_id(chat_id)) is None:
         raise ChatNotFound(chat_id)
@@ -252,7 +253,7 @@ def member_remove(*, user_id: int, chat_id: str) -> bool | None:
 
     Returns whether the chat is gone (they were its last member), None if not a member.
     """
-    outcome = store.leave(chat_id=chat_id, user_id=user_id, now_ms=now_ms())
+    outcome = store.leave(chat_id=chat_id, user_id=user_id, now_ms=timestamps.now_ms())
     if outcome is None:
         return None
     store.unindex_chat(
@@ -268,7 +269,9 @@ def member_remove(*, user_id: int, chat_id: str) -> bool | None:
 
 
 @dataclass(frozen=True)
-class SweepReport:
+class ChatRetentionReport:
+    """What one retention sweep did: how many messages it removed from how many chats."""
+
     chats: int
     removed: int
 
@@ -276,13 +279,15 @@ class SweepReport:
         return f"{self.removed} removed from {self.chats} chats"
 
 
-def messages_purge_old(*, at_ms: int | None = None) -> SweepReport:
+def messages_purge_old(*, at_ms: int | None = None) -> ChatRetentionReport:
     """Remove messages older than CHAT_MESSAGE_RETENTION_DAYS from every chat.
 
     Chats are visited a batch at a time and each script call removes at most a batch of
     messages, so no single Redis call runs long however much there is to remove.
     """
-    cutoff = (now_ms() if at_ms is None else at_ms) - settings.CHAT_MESSAGE_RETENTION_DAYS * DAY_MS
+    cutoff = (
+        timestamps.now_ms() if at_ms is None else at_ms
+    ) - settings.CHAT_MESSAGE_RETENTION_DAYS * DAY_MS
     batch = settings.CHAT_SWEEP_BATCH
     touched: set[str] = set()
     removed = 0
@@ -294,12 +299,12 @@ def messages_purge_old(*, at_ms: int | None = None) -> SweepReport:
             removed += sum(n for n, _more in results)
             # Chats with a full batch removed may hold more: they go round again.
             todo = [chat for chat, (_n, more) in zip(todo, results, strict=True) if more]
-    return SweepReport(chats=len(touched), removed=removed)
+    return ChatRetentionReport(chats=len(touched), removed=removed)
 
 
 def chats_drop_idle(*, at_ms: int | None = None) -> int:
     """Delete chats nobody has touched for CHAT_IDLE_DAYS, a batch at a time; returns how many."""
-    cutoff = (now_ms() if at_ms is None else at_ms) - settings.CHAT_IDLE_DAYS * DAY_MS
+    cutoff = (timestamps.now_ms() if at_ms is None else at_ms) - settings.CHAT_IDLE_DAYS * DAY_MS
     batch = settings.CHAT_SWEEP_BATCH
     dropped = 0
     # Every round removes or re-scores each candidate it saw, so the loop ends; the bound
@@ -311,5 +316,5 @@ def chats_drop_idle(*, at_ms: int | None = None) -> int:
         indexed = dict(candidates)
         outcomes = store.drop_idle(chat_ids=list(indexed), cutoff_ms=cutoff)
         store.reindex_after_idle_sweep(outcomes, indexed)
-        dropped += sum(1 for o in outcomes if o.status == "deleted")
+        dropped += sum(1 for o in outcomes if o.status is IdleStatus.DELETED)
     return dropped

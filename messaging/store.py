@@ -19,14 +19,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from django.utils.translation import gettext
 
 from config.errors import Conflict
-from config.redis import Batch, LuaScript, get_redis, scan_pages
+from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages, scored
 
 from . import keys
+from .domain import ChatKind
 
 _create_group = LuaScript.beside(__file__, "create_group")
 _open_direct = LuaScript.beside(__file__, "open_direct")
@@ -58,16 +60,25 @@ class StoredChat:
     """A chat as one member sees it, as Redis holds it (user ids, times in ms)."""
 
     id: str
-    kind: str
+    kind: ChatKind
     member_ids: tuple[int, ...]
     unread: int
     last_message: StoredMessage | None
     last_activity_ms: int
 
 
+class AddMemberStatus(StrEnum):
+    """What lua/add_member.lua answered."""
+
+    ADDED = "added"
+    MEMBER = "member"  # already one
+    DIRECT = "direct"  # not a group chat
+    FULL = "full"
+
+
 @dataclass(frozen=True)
 class AddMemberOutcome:
-    status: str  # "added", "member" (already one), "direct" (not a group) or "full"
+    status: AddMemberStatus
     version: int = 0
 
 
@@ -84,10 +95,18 @@ class ReadOutcome:
     last_id: int = 0
 
 
+class IdleStatus(StrEnum):
+    """What lua/drop_idle.lua answered for one chat."""
+
+    DELETED = "deleted"
+    ACTIVE = "active"  # touched since the cutoff: kept
+    GONE = "gone"  # no such chat any more
+
+
 @dataclass(frozen=True)
 class IdleOutcome:
     chat_id: str
-    status: str  # "deleted", "active" or "gone"
+    status: IdleStatus
     version: int = 0
     member_ids: tuple[int, ...] = ()
     last_activity_ms: int = 0
@@ -100,10 +119,6 @@ class ChatIdTaken(Conflict):
     def __init__(self, chat_id: str) -> None:
         super().__init__(gettext("A new chat could not be created; please retry."))
         self.chat_id = chat_id
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _message(chat_id: str, raw: bytes | str) -> StoredMessage:
@@ -125,7 +140,7 @@ def _chat(chat_id: str, raw: list[Any]) -> StoredChat:
         last = None
     return StoredChat(
         id=chat_id,
-        kind=_text(kind),
+        kind=ChatKind(as_text(kind)),
         member_ids=tuple(int(m) for m in member_ids),
         unread=int(unread),
         last_message=last,
@@ -184,7 +199,7 @@ def add_member(
     )
     if result is None:
         return None
-    status = _text(result[0])
+    status = AddMemberStatus(as_text(result[0]))
     return AddMemberOutcome(status=status, version=int(result[1]) if len(result) > 1 else 0)
 
 
@@ -202,7 +217,7 @@ def mark_read(*, chat_id: str, user_id: int, up_to: int) -> ReadOutcome | None:
     result = _mark_read(keys=keys.chat_keys(chat_id), args=[user_id, up_to])
     if result is None:
         return None
-    if _text(result[0]) == "beyond":
+    if as_text(result[0]) == "beyond":
         return ReadOutcome(unread=None, last_id=int(result[1]))
     return ReadOutcome(unread=int(result[1]))
 
@@ -212,10 +227,7 @@ def mark_read(*, chat_id: str, user_id: int, up_to: int) -> ReadOutcome | None:
 
 def chat_ids_of(user_id: int) -> list[tuple[str, float]]:
     """The user's chat index: (chat id, membership version) pairs, possibly with stale ones."""
-    return [
-        (_text(chat), score)
-        for chat, score in get_redis().zrange(keys.user_chats(user_id), 0, -1, withscores=True)
-    ]
+    return scored(get_redis().zrange(keys.user_chats(user_id), 0, -1, withscores=True))
 
 
 def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | None]:
@@ -346,7 +358,7 @@ def scan_chat_ids(batch: int) -> Iterator[list[str]]:
     while True:
         cursor, entries = client.zscan(keys.activity(), cursor, count=batch)
         if entries:
-            yield [_text(chat) for chat, _score in entries]
+            yield [chat for chat, _score in scored(entries)]
         if cursor == 0:
             return
 
@@ -367,7 +379,7 @@ def idle_candidates(*, cutoff_ms: int, batch: int) -> list[tuple[str, int]]:
     entries = get_redis().zrange(
         keys.activity(), "-inf", f"({cutoff_ms}", byscore=True, offset=0, num=batch, withscores=True
     )
-    return [(_text(chat), int(score)) for chat, score in entries]
+    return [(chat, int(score)) for chat, score in scored(entries)]
 
 
 def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
@@ -377,8 +389,8 @@ def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
         batch.script(_drop_idle, keys=keys.chat_keys(chat_id), args=[cutoff_ms])
     outcomes = []
     for chat_id, result in zip(chat_ids, batch.execute(), strict=True):
-        status = _text(result[0])
-        if status == "deleted":
+        status = IdleStatus(as_text(result[0]))
+        if status is IdleStatus.DELETED:
             outcomes.append(
                 IdleOutcome(
                     chat_id,
@@ -387,7 +399,7 @@ def drop_idle(*, chat_ids: Sequence[str], cutoff_ms: int) -> list[IdleOutcome]:
                     member_ids=tuple(int(m) for m in result[2]),
                 )
             )
-        elif status == "active":
+        elif status is IdleStatus.ACTIVE:
             outcomes.append(IdleOutcome(chat_id, status, last_activity_ms=int(result[1])))
         else:
             outcomes.append(IdleOutcome(chat_id, status))
@@ -400,7 +412,7 @@ def reindex_after_idle_sweep(outcomes: Sequence[IdleOutcome], indexed_ms: dict[s
     activity back in the index so they stop being nominated."""
     batch = Batch()
     for outcome in outcomes:
-        if outcome.status == "active":
+        if outcome.status is IdleStatus.ACTIVE:
             batch.command("ZADD", keys.activity(), "GT", outcome.last_activity_ms, outcome.chat_id)
             continue
         for user_id in outcome.member_ids:
@@ -425,7 +437,7 @@ class ChatState:
     """What the orphan sweep needs of a chat: None fields when it has no meta (it is gone)."""
 
     chat_id: str
-    kind: str | None
+    kind: ChatKind | None
     version: int
     last_activity_ms: int | None
     member_ids: tuple[int, ...]
@@ -450,7 +462,7 @@ def chat_states(chat_ids: Sequence[str]) -> list[ChatState]:
         states.append(
             ChatState(
                 chat_id=chat_id,
-                kind=None if last_ms is None else _text(kind),
+                kind=None if last_ms is None else ChatKind(as_text(kind)),
                 version=int(version or 0),
                 last_activity_ms=None if last_ms is None else int(last_ms),
                 member_ids=tuple(int(m) for m in members),

@@ -5,6 +5,8 @@ from dataclasses import asdict
 
 from celery import shared_task
 
+from config import orphans
+
 from . import cleanup, services
 
 logger = logging.getLogger(__name__)
@@ -31,11 +33,7 @@ def drop_idle_chats() -> dict[str, int]:
 @shared_task
 def forget_deleted_user(user_id: int) -> dict[str, int]:
     """A user was deleted: leave their chats and remove their chat list and contacts."""
-    if cleanup.existing_user_ids([user_id]):
-        return {}  # not deleted after all (queued by a rolled-back delete): nothing to do
-    report = cleanup.user_forget(user_id)
-    logger.info("Chat data of deleted user %d: %s", user_id, report)
-    return asdict(report)
+    return orphans.forget_deleted_user(user_id, cleanup.user_forget, "Chat data")
 
 
 @shared_task

@@ -19,7 +19,7 @@ from subscriptions.models import Warehouse
 
 from . import reports
 from .models import AlertReport
-from .rules import runner
+from .rules import runner, sources
 from .rules.domain import RuleRun
 from .rules.models import SqlRule
 
@@ -119,7 +119,7 @@ class SqlRuleAdmin(admin.ModelAdmin):
 
     @admin.action(description="Run now (send the alerts)", permissions=["change"])
     def run_now(self, request: HttpRequest, queryset: QuerySet) -> None:
-        rules = runner.sql_rules(queryset.select_related("message_type"))
+        rules = sources.sql_rules(queryset.select_related("message_type"))
         for run in runner.run_rules(rules):
             level = messages.SUCCESS if run.ok and not run.skipped else messages.WARNING
             self.message_user(request, run.summary(), level)

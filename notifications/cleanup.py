@@ -10,25 +10,22 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Model
 
+from config.orphans import existing_ids
 from subscriptions.models import MessageType, Warehouse
 
 from . import cleanup_store, keys
-from .rules import runner
+from .rules import sources
 from .rules import store as rules_store
 from .rules.models import SqlRule
 
 logger = logging.getLogger(__name__)
 
-# Ids per database query (SQLite limits the variables of one statement).
-_QUERY_CHUNK = 500
 # A progress line every this many SCAN pages, so a long sweep shows it is moving.
 _PROGRESS_EVERY = 100
 
@@ -51,19 +48,9 @@ class CleanupReport:
         )
 
 
-def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:
-    """Which of these primary keys the database still has."""
-    wanted = sorted(set(ids))
-    found: set[int] = set()
-    for start in range(0, len(wanted), _QUERY_CHUNK):
-        chunk = wanted[start : start + _QUERY_CHUNK]
-        found.update(model.objects.filter(pk__in=chunk).values_list("pk", flat=True))
-    return found
-
-
 def known_rule_ids() -> set[str]:
     """Ids of every rule that exists: Python rules in the code, SQL rules in the database."""
-    python = {f"py:{rule.name}" for rule in runner.registry.all()}
+    python = {f"py:{rule.name}" for rule in sources.registry.all()}
     return python | {f"sql:{pk}" for pk in SqlRule.objects.values_list("pk", flat=True)}
 
 

@@ -182,14 +182,16 @@ class PublishResult:
 
 
 @dataclass(frozen=True)
-class SweepReport:
+class ExpirySweepReport:
+    """What the expiry sweep removed, and in how many Redis calls (it adds up over warehouses)."""
+
     notifications: int = 0
     inbox_entries: int = 0
     read_marks: int = 0
     calls: int = 0
 
-    def __add__(self, other: SweepReport) -> SweepReport:
-        return SweepReport(
+    def __add__(self, other: ExpirySweepReport) -> ExpirySweepReport:
+        return ExpirySweepReport(
             self.notifications + other.notifications,
             self.inbox_entries + other.inbox_entries,
             self.read_marks + other.read_marks,

@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext
 
 from config import errors, timestamps
 from config.errors import DomainError
+from config.users import User
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -51,13 +51,11 @@ class NotClaimer(LifecycleError, errors.Forbidden):
     """Only the user who claimed it may release it."""
 
 
-def actor_of(user: AbstractBaseUser) -> Actor:
+def actor_of(user: User) -> Actor:
     return Actor(id=int(user.pk), username=user.get_username())
 
 
-def _by_user(
-    op: str, *, user: AbstractBaseUser, warehouse_id: int, notification_id: str
-) -> InboxItem:
+def _by_user(op: str, *, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     answer = lifecycle_store.change_by_user(
         op,
         warehouse_id=warehouse_id,
@@ -86,13 +84,13 @@ def _checked(answer: Answer) -> InboxItem:
     return item
 
 
-def claim(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+def claim(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Take it on ("I'm on it"); it is also read for the user. Atomic: of concurrent claimers
     exactly one wins, the others get AlreadyClaimed. Claiming again what one holds is fine."""
     return _by_user("claim", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
 
 
-def release(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+def release(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Back to open, by the claimer only (NotClaimer otherwise); releasing an open one is a
     no-op."""
     return _by_user(
@@ -100,7 +98,7 @@ def release(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) 
     )
 
 
-def resolve(*, user: AbstractBaseUser, warehouse_id: int, notification_id: str) -> InboxItem:
+def resolve(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Done, by anyone who can see it. Idempotent: resolving a resolved one changes nothing."""
     return _by_user(
         "resolve", user=user, warehouse_id=warehouse_id, notification_id=notification_id

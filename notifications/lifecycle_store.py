@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from config.redis import LuaScript, get_redis
+from config.redis import LuaScript, as_text, get_redis, texts
 
 from . import keys
 from .domain import Actor, Event, HistoryEntry, InboxItem
@@ -92,7 +92,7 @@ def _call(
 
 
 def _answer(reply: list) -> Answer:
-    outcome = Outcome(_text(reply[0]))
+    outcome = Outcome(as_text(reply[0]))
     if outcome == Outcome.MISSING:
         return Answer(outcome)
     return Answer(outcome, item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3]))
@@ -148,7 +148,7 @@ def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: i
     Every reader's read marks key must be declared, so the readers set is read first and the
     script checks it is still the same (retrying with the current one when it is not).
     """
-    readers = [_text(m) for m in get_redis().smembers(keys.readers(warehouse_id))]
+    readers = texts(get_redis().smembers(keys.readers(warehouse_id)))
     for _ in range(attempts):
         reply = _call(
             "reraise",
@@ -159,12 +159,12 @@ def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: i
             extra_keys=[keys.read_marks(warehouse_id, int(r)) for r in readers],
             extra_args=readers,
         )
-        if _text(reply[0]) != "readers":
+        if as_text(reply[0]) != "readers":
             answer = _answer(reply)
             if answer.changed:
                 return Answer(answer.outcome, answer.item, inboxes=int(reply[4]))
             return answer
-        readers = [_text(m) for m in reply[1:]]
+        readers = [as_text(m) for m in reply[1:]]
     raise StaleReaders(f"Readers of warehouse {warehouse_id} changed {attempts} times.")
 
 
@@ -188,7 +188,7 @@ def history(
     answer = _answer(reply)
     if answer.item is None:
         return None
-    raw = _text(reply[4] or "")
+    raw = as_text(reply[4] or "")
     events = json.loads(f"[{raw}]") if raw else []
     return answer.item, [
         HistoryEntry(Event(e["event"]), int(e["at"]), Actor.from_json(e.get("by"))) for e in events
@@ -198,12 +198,9 @@ def history(
 def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tuple[str, str]]:
     """Up to `limit` (slot, message type code) due for escalation, earliest first."""
     client = get_redis()
-    slots = [
-        _text(s)
-        for s in client.zrangebyscore(
-            keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit
-        )
-    ]
+    slots = texts(
+        client.zrangebyscore(keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit)
+    )
     if not slots:
         return []
     due = []
@@ -249,7 +246,7 @@ def report_figures(
             figures[warehouse_id].append(
                 DayFigures(
                     counts={
-                        tuple(_text(field).rsplit("|", 1)): int(value)  # type: ignore[misc]
+                        tuple(as_text(field).rsplit("|", 1)): int(value)  # type: ignore[misc]
                         for field, value in counts.items()
                     },
                     claim_ms=_samples(claims),
@@ -262,10 +259,6 @@ def report_figures(
 def _samples(entries: list) -> dict[str, list[int]]:
     by_type: dict[str, list[int]] = {}
     for entry in entries:
-        type_code, _, ms = _text(entry).rpartition(" ")
+        type_code, _, ms = as_text(entry).rpartition(" ")
         by_type.setdefault(type_code, []).append(int(ms))
     return by_type
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

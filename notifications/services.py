@@ -18,7 +18,7 @@ from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
 from . import store
-from .domain import MarkReadResult, Notification, PublishResult, Severity, SweepReport
+from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
 from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
 
@@ -233,7 +233,7 @@ def mark_read(
 # --- Expiry sweep -------------------------------------------------------------------------------
 
 
-def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> SweepReport:
+def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> ExpirySweepReport:
     """Remove expired notifications, their inbox entries and read marks from one warehouse.
 
     Work goes in bounded calls (settings.NOTIFICATION_SWEEP_BATCH notifications fetched at a
@@ -242,14 +242,14 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> SweepRep
     """
     at = timestamps.now_ms() if at_ms is None else at_ms
     ops = settings.NOTIFICATION_SWEEP_OPS_PER_CALL
-    report = SweepReport()
+    report = ExpirySweepReport()
     removals: list[tuple[str, str]] = []
     finished: list[tuple[str, str]] = []
 
     def flush() -> None:
         nonlocal report, removals, finished
         entries, done = store.remove_expired(warehouse_id, finished=finished, removals=removals)
-        report += SweepReport(notifications=done, inbox_entries=entries, calls=1)
+        report += ExpirySweepReport(notifications=done, inbox_entries=entries, calls=1)
         removals, finished = [], []
 
     while batch := store.expired_batch(
@@ -274,15 +274,15 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> SweepRep
         )
         if user_ids:
             removed = store.prune_read_marks(warehouse_id, user_ids=user_ids, now_ms=at)
-            report += SweepReport(read_marks=removed, calls=1)
+            report += ExpirySweepReport(read_marks=removed, calls=1)
         if scan_cursor == 0:
             break
     return report
 
 
-def expire_all(*, at_ms: int | None = None) -> SweepReport:
+def expire_all(*, at_ms: int | None = None) -> ExpirySweepReport:
     """The expiry sweep over every warehouse (what Celery beat runs)."""
-    report = SweepReport()
+    report = ExpirySweepReport()
     for warehouse_id in Warehouse.objects.values_list("id", flat=True):
         report += expire_warehouse(warehouse_id, at_ms=at_ms)
     return report

@@ -4,7 +4,8 @@ import logging
 from dataclasses import asdict
 
 from celery import shared_task
-from django.contrib.auth import get_user_model
+
+from config import orphans
 
 from . import cleanup, lifecycle, services
 
@@ -35,11 +36,7 @@ def purge_deleted_warehouse(warehouse_id: int) -> dict[str, int]:
 @shared_task
 def forget_deleted_user(user_id: int) -> dict[str, int]:
     """A user was deleted: remove their inboxes, read marks and readers entries."""
-    if cleanup.existing_ids(get_user_model(), [user_id]):
-        return {}  # not deleted after all: nothing to do
-    report = cleanup.user_forget(user_id)
-    logger.info("Notification data of deleted user %d: %s", user_id, report)
-    return asdict(report)
+    return orphans.forget_deleted_user(user_id, cleanup.user_forget, "Notification data")
 
 
 @shared_task

@@ -13,12 +13,13 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import auth
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import close_old_connections, connections
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
+from django.utils.functional import Promise
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext_lazy
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
@@ -29,13 +30,14 @@ from subscriptions.models import Warehouse
 
 T = TypeVar("T")
 
-NOT_AUTHENTICATED = exceptions.NotAuthenticated.default_detail
+# DRF's own message and msgid (so its catalogue translates it), lazy: in the request's language.
+NOT_AUTHENTICATED = gettext_lazy("Authentication credentials were not provided.")
 
 
 class AuthenticationFailed(Exception):
     """No valid credentials: the answer is 403, as from the REST API."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str | Promise) -> None:
         super().__init__(detail)
         self.detail = detail
 
@@ -54,7 +56,7 @@ async def run_db(function: Callable[..., T], *args: Any) -> T:
     return await sync_to_async(_close_connections, thread_sensitive=False)(function, *args)
 
 
-def authenticate(headers: Mapping[str, str]) -> AbstractBaseUser:
+def authenticate(headers: Mapping[str, str]) -> User:
     """The active user the request's token or session belongs to (headers in lower case)."""
     authorization = headers.get("authorization", "")
     parts = authorization.split()
@@ -62,6 +64,7 @@ def authenticate(headers: Mapping[str, str]) -> AbstractBaseUser:
         if len(parts) != 2:
             raise AuthenticationFailed("Invalid token header.")
         try:
+            user: User
             user, _ = TokenAuthentication().authenticate_credentials(parts[1])
         except exceptions.AuthenticationFailed as exc:
             raise AuthenticationFailed(str(exc.detail)) from None
@@ -73,15 +76,13 @@ def authenticate(headers: Mapping[str, str]) -> AbstractBaseUser:
     # AuthenticationMiddleware does; it only needs request.session.
     request = HttpRequest()
     request.session = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
-    user = auth.get_user(request)
-    if isinstance(user, AnonymousUser) or not user.is_active:
+    session_user = auth.get_user(request)
+    if isinstance(session_user, AnonymousUser) or not session_user.is_active:
         raise AuthenticationFailed(NOT_AUTHENTICATED)
-    return user
+    return session_user
 
 
-def identify(
-    headers: Mapping[str, str], warehouse_id: int | None
-) -> tuple[AbstractBaseUser, list[int], bool]:
+def identify(headers: Mapping[str, str], warehouse_id: int | None) -> tuple[User, list[int], bool]:
     """The user, their roles (read now), and whether the warehouse exists and is active."""
     user = authenticate(headers)
     active = (

@@ -42,6 +42,9 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
+# The hub's own "no Redis" and every Redis error: both answer 503 with Retry-After.
+STORE_DOWN: tuple[type[Exception], ...] = (Unavailable, *REDIS_UNAVAILABLE)
+
 REDIS_DOWN_DETAIL = "The message store is unavailable right now; please retry shortly."
 
 
@@ -144,7 +147,7 @@ class StreamApp:
                 first = None
                 if since is not None:
                     first = await access.run_db(_replay_page, user, warehouse_id, since)
-            except (Unavailable, *REDIS_UNAVAILABLE):
+            except STORE_DOWN:
                 raise redis_down() from None
         except HttpError as exc:
             if listener is not None:

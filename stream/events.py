@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rest_framework.renderers import JSONRenderer
 
+from config.redis import as_text
 from config.timestamps import ms_to_datetime
 from messaging import keys as chat_keys
 from messaging.api.serializers import MessageSerializer
@@ -41,8 +42,8 @@ class ChatEvent:
 
 def parse(channel: str | bytes, payload: str | bytes) -> NotificationEvent | ChatEvent | None:
     """The event a pub/sub message announces; None for a channel or payload of another form."""
-    channel = _text(channel)
-    payload = _text(payload)
+    channel = as_text(channel)
+    payload = as_text(payload)
     warehouse_id = notification_keys.warehouse_of_channel(channel)
     if warehouse_id is not None:
         cursor, notification_id, *inboxes = payload.split(" ")
@@ -72,7 +73,8 @@ _renderer = JSONRenderer()
 
 def item_data(item: InboxItem) -> bytes:
     """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer)."""
-    return _renderer.render(NotificationOutput(item).data)
+    rendered: bytes = _renderer.render(NotificationOutput(item).data)
+    return rendered
 
 
 def chat_data(event: ChatEvent, sender: UserRef) -> bytes:
@@ -84,8 +86,7 @@ def chat_data(event: ChatEvent, sender: UserRef) -> bytes:
         body=event.body,
         sent_at=ms_to_datetime(event.sent_ms),
     )
-    return _renderer.render({"chat": event.chat_id, "message": MessageSerializer(message).data})
-
-
-def _text(value: str | bytes) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+    rendered: bytes = _renderer.render(
+        {"chat": event.chat_id, "message": MessageSerializer(message).data}
+    )
+    return rendered

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from config import timestamps
 from config.redis_async import async_redis
@@ -124,7 +125,7 @@ class Hub:
     """The process's subscription and its index of open streams (one per event loop)."""
 
     # Swapped by tests and benchmarks; builds the redis.asyncio clients.
-    client_factory: Callable[..., Redis] = staticmethod(async_redis)
+    client_factory: Callable[..., Redis | RedisCluster] = staticmethod(async_redis)
 
     def __init__(self) -> None:
         self._by_warehouse: dict[int, set[Listener]] = defaultdict(set)
@@ -132,9 +133,10 @@ class Hub:
         self._names: dict[int, tuple[float, UserRef]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
-        self._ready: asyncio.Event | None = None
-        self._retry_now: asyncio.Event | None = None
-        self._data: Redis | None = None
+        # Made anew for each event loop (_start); an Event binds to its loop on first use.
+        self._ready = asyncio.Event()
+        self._retry_now = asyncio.Event()
+        self._data: Redis | RedisCluster | None = None
         self._read_marks_script: Any = None
 
     # --- Streams come and go ---------------------------------------------------------------
@@ -146,7 +148,6 @@ class Hub:
         what lets a stream replay from Redis afterwards without a gap.
         """
         ready = self._start()
-        assert self._retry_now is not None
         self._retry_now.set()  # someone is waiting: retry a lost subscription now, not later
         try:
             await asyncio.wait_for(ready.wait(), timeout)
@@ -195,12 +196,11 @@ class Hub:
             self._loop, self._task, self._data = loop, None, None
             self._ready = asyncio.Event()
             self._retry_now = asyncio.Event()
-        assert self._ready is not None
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._run(), name="stream-hub")
         return self._ready
 
-    def _client(self) -> Redis:
+    def _client(self) -> Redis | RedisCluster:
         if self._data is None:
             self._data = self.client_factory()
         return self._data
@@ -208,10 +208,12 @@ class Hub:
     async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
         if self._read_marks_script is None:
             self._read_marks_script = self._client().register_script(READ_MARKS_LUA)
-        return await self._read_marks_script(keys=keys, args=args, client=self._client())
+        marks: list[Any] = await self._read_marks_script(
+            keys=keys, args=args, client=self._client()
+        )
+        return marks
 
     async def _run(self) -> None:
-        assert self._ready is not None and self._retry_now is not None
         delay = 0.1
         patterns = (
             notification_keys.events_channel_pattern(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
@@ -14,6 +16,15 @@ from django.urls import path, reverse
 from . import services
 from .forms import BulkSubscribeForm
 from .models import MessageType, Subscription, Warehouse
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class SubscriptionCount(TypedDict):
+    """What WithSubscriptionCount.get_queryset annotates each row with."""
+
+    subscription_count: int
 
 
 @admin.action(description="Activate selected", permissions=["change"])
@@ -33,7 +44,11 @@ class WithSubscriptionCount(admin.ModelAdmin):
         return super().get_queryset(request).annotate(subscription_count=Count("subscriptions"))
 
     @admin.display(description="Subscriptions", ordering="subscription_count")
-    def subscriptions(self, obj: Warehouse | MessageType) -> int:
+    def subscriptions(
+        self,
+        obj: WithAnnotations[Warehouse, SubscriptionCount]
+        | WithAnnotations[MessageType, SubscriptionCount],
+    ) -> int:
         return obj.subscription_count
 
 

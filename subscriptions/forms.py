@@ -1,5 +1,7 @@
 """Admin forms of the subscriptions app."""
 
+from typing import Any
+
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.contrib.auth import get_user_model
@@ -30,8 +32,9 @@ class BulkSubscribeForm(forms.Form):
         widget=FilteredSelectMultiple("users", is_stacked=False),
     )
 
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if not cleaned.get("roles") and not cleaned.get("users"):
             raise forms.ValidationError("Choose at least one role or user.")
         return cleaned

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+
+if TYPE_CHECKING:
+    from .store import Pair
 
 code_validator = RegexValidator(
     r"^[A-Z0-9][A-Z0-9_-]*$", "Use capital letters, digits, '_' and '-' (e.g. SH01, REP_NOTICE)."
@@ -23,6 +28,11 @@ class Warehouse(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} - {self.name}"
+
+    @staticmethod
+    def id_of(warehouse: Warehouse | int) -> int:
+        """The id of a warehouse given as a row or as its id (APIs here accept both)."""
+        return warehouse.pk if isinstance(warehouse, Warehouse) else int(warehouse)
 
 
 class Severity(models.TextChoices):
@@ -101,6 +111,10 @@ class Subscription(models.Model):
         help_text="Every member of this group receives the notifications.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # Not a column: signals.remember_previous_pair notes here, before a save, the set the
+    # row belonged to, so that a subscription moved elsewhere also leaves its old set.
+    _previous_pair: Pair | None = None
 
     class Meta:
         ordering = ["warehouse__code", "message_type__code", "id"]

@@ -13,6 +13,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from config.redis import REDIS_UNAVAILABLE
+from config.users import User
 
 from . import store
 from .models import MessageType, Subscription, Warehouse, subscriber_id
@@ -230,7 +231,7 @@ def subscribe_many(
     *,
     message_types: Sequence[MessageType],
     warehouses: Sequence[Warehouse],
-    users: Sequence[object] = (),
+    users: Sequence[User] = (),
     roles: Sequence[Group] = (),
 ) -> BulkResult:
     """Subscribe every user and role to every message type in every warehouse.

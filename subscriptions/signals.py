@@ -30,7 +30,7 @@ def remember_previous_pair(sender: type, instance: Subscription, **kwargs: Any) 
 @receiver(post_save, sender=Subscription)
 def mirror_saved(sender: type, instance: Subscription, using: str, **kwargs: Any) -> None:
     pairs = {Pair(instance.warehouse_id, instance.message_type_id)}
-    previous = getattr(instance, "_previous_pair", None)
+    previous = instance._previous_pair
     if previous:
         pairs.add(previous)
     schedule_resync(pairs, using=using)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings as django_settings
@@ -11,6 +11,7 @@ from redis import Redis
 from redis.cluster import RedisCluster
 from rest_framework.test import APIClient
 
+from config import timestamps
 from config.embedded_redis import EmbeddedRedis
 from config.redis import get_redis
 from subscriptions.models import MessageType, Warehouse
@@ -29,6 +30,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = set(getattr(item, "fixturenames", ()))
         if {"redis_server", "round_trips"} & fixtures or item.get_closest_marker("single_redis"):
             item.add_marker(skip)
+
+
+DAY_MS = 24 * 60 * 60 * 1000
+
+
+class Clock:
+    """The product's one clock (`config.timestamps.now_ms`) under a test's control."""
+
+    def __init__(self, real: Callable[[], int]) -> None:
+        self._real = real
+        self._offset_ms = 0
+        self._stopped_at: int | None = None
+
+    def now_ms(self) -> int:
+        if self._stopped_at is not None:
+            return self._stopped_at
+        return self._real() + self._offset_ms
+
+    def move_by(self, ms: int) -> None:
+        """From now on time runs `ms` ahead of the real one (negative: behind; 0: real)."""
+        self._stopped_at = None
+        self._offset_ms = ms
+
+    def days_ago(self, days: float) -> None:
+        """From now on time runs `days` behind the real one (0: the real time again)."""
+        self.move_by(-round(days * DAY_MS))
+
+    def stop_at(self, ms: int) -> None:
+        """Time stands still at `ms` (milliseconds since the epoch)."""
+        self._stopped_at = ms
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """Moves time for everything the product does (it all reads `timestamps.now_ms()`)."""
+    moved = Clock(timestamps.now_ms)
+    monkeypatch.setattr(timestamps, "now_ms", moved.now_ms)
+    return moved
 
 
 @pytest.fixture(scope="session")

@@ -84,4 +84,5 @@ def test_worker_and_beat_survive_a_failover_and_an_empty_restart(
         # Nobody acts: beat keeps asking, the worker keeps reconciling.
         assert eventually(lambda: members(warehouse, rep_notice) == {f"r:{role.pk}"}, timeout=20)
         assert beat.poll() is None, beat.stderr.read().decode() if beat.stderr else ""
+        assert worker.blueprint is not None
         assert worker.blueprint.state == 1  # RUN: the same worker, never stopped

@@ -52,7 +52,7 @@ def test_header_names_keys_arguments_and_result(path: Path):
 
 def helper_parameters(source: str) -> set[str]:
     """Parameter names of the script's local functions whose name says they are keys."""
-    names = set()
+    names: set[str] = set()
     for params in re.findall(r"local function \w+\(([^)]*)\)", source):
         names.update(p.strip() for p in params.split(",") if p.strip().endswith("key"))
     return names

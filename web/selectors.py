@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
+from config.users import User
 from subscriptions.models import Subscription, Warehouse
 
 
@@ -21,7 +21,7 @@ class WarehouseChoice:
         return {"id": self.id, "code": self.code, "name": self.name, "subscribed": self.subscribed}
 
 
-def warehouse_choices_for(*, user: AbstractBaseUser) -> list[WarehouseChoice]:
+def warehouse_choices_for(*, user: User) -> list[WarehouseChoice]:
     """Every active warehouse, those the user receives notifications in first.
 
     All active warehouses are offered (an operator may be sent to help out anywhere); the

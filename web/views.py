@@ -9,6 +9,7 @@ from django.contrib.auth.mixins import LoginRequiredMixin
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from config.users import signed_in
 from web.selectors import warehouse_choices_for
 
 
@@ -19,7 +20,7 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        user = self.request.user
+        user = signed_in(self.request)
         warehouses = warehouse_choices_for(user=user)
         context["warehouses"] = warehouses
         # Everything the scripts need arrives in one JSON blob (json_script escapes it), so no

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from config.authentication import CsrfOnEveryMethodSessionAuthentication
 from config.fields import BoundedListField
+from config.users import signed_in
 from messaging import selectors, services
 
 from .serializers import (
@@ -68,7 +69,7 @@ class ChatsView(ChatAPIView):
         summary="My chats, most recent activity first",
     )
     def get(self, request: Request) -> Response:
-        chats = selectors.chat_list(user=request.user)
+        chats = selectors.chat_list(user=signed_in(request))
         return Response(ChatListSerializer({"results": chats}).data)
 
     @extend_schema(
@@ -80,7 +81,7 @@ class ChatsView(ChatAPIView):
     def post(self, request: Request) -> Response:
         data = self.validated(self.ChatCreateInputSerializer, request.data)
         chat = services.chat_create_group(
-            creator=request.user, member_ids=data["members"], message=data["message"]
+            creator=signed_in(request), member_ids=data["members"], message=data["message"]
         )
         return Response(ChatSerializer(chat).data, status=status.HTTP_201_CREATED)
 
@@ -97,7 +98,7 @@ class DirectChatView(ChatAPIView):
     )
     def post(self, request: Request) -> Response:
         data = self.validated(self.DirectChatInputSerializer, request.data)
-        chat = services.chat_open_direct(user=request.user, other_id=data["user"])
+        chat = services.chat_open_direct(user=signed_in(request), other_id=data["user"])
         return Response(ChatSerializer(chat).data)
 
 
@@ -106,7 +107,7 @@ class ChatDetailView(ChatAPIView):
         responses=ChatSerializer, operation_id="chats_retrieve", summary="One of my chats"
     )
     def get(self, request: Request, chat_id: str) -> Response:
-        chat = selectors.chat_get(user=request.user, chat_id=chat_id)
+        chat = selectors.chat_get(user=signed_in(request), chat_id=chat_id)
         return Response(ChatSerializer(chat).data)
 
 
@@ -133,7 +134,7 @@ class ChatMessagesView(ChatAPIView):
     def get(self, request: Request, chat_id: str) -> Response:
         query = self.validated(self.MessagesQuerySerializer, request.query_params)
         messages = selectors.message_list(
-            user=request.user, chat_id=chat_id, after=query["after"], limit=query["limit"]
+            user=signed_in(request), chat_id=chat_id, after=query["after"], limit=query["limit"]
         )
         return Response(MessageListSerializer({"results": messages}).data)
 
@@ -145,7 +146,7 @@ class ChatMessagesView(ChatAPIView):
     )
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.MessageSendInputSerializer, request.data)
-        message = services.message_send(user=request.user, chat_id=chat_id, body=data["body"])
+        message = services.message_send(user=signed_in(request), chat_id=chat_id, body=data["body"])
         return Response(MessageSerializer(message).data, status=status.HTTP_201_CREATED)
 
 
@@ -161,7 +162,9 @@ class ChatReadView(ChatAPIView):
     )
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.ChatReadInputSerializer, request.data)
-        unread = services.chat_mark_read(user=request.user, chat_id=chat_id, up_to=data["up_to"])
+        unread = services.chat_mark_read(
+            user=signed_in(request), chat_id=chat_id, up_to=data["up_to"]
+        )
         return Response(UnreadSerializer({"unread": unread}).data)
 
 
@@ -193,7 +196,7 @@ class PendingView(ChatAPIView):
 
     @staticmethod
     def _fetch(request: Request) -> Response:
-        pending = services.messages_fetch_pending(user=request.user)
+        pending = services.messages_fetch_pending(user=signed_in(request))
         return Response(PendingListSerializer({"results": pending}).data)
 
 
@@ -210,7 +213,7 @@ class ChatMembersView(ChatAPIView):
     def post(self, request: Request, chat_id: str) -> Response:
         data = self.validated(self.ChatMemberAddInputSerializer, request.data)
         chat = services.chat_add_member(
-            user=request.user, chat_id=chat_id, new_member_id=data["user"]
+            user=signed_in(request), chat_id=chat_id, new_member_id=data["user"]
         )
         return Response(ChatSerializer(chat).data)
 
@@ -220,7 +223,7 @@ class ChatLeaveView(ChatAPIView):
         request=None, responses={204: None}, operation_id="chats_leave", summary="Leave a chat"
     )
     def post(self, request: Request, chat_id: str) -> Response:
-        services.chat_leave(user=request.user, chat_id=chat_id)
+        services.chat_leave(user=signed_in(request), chat_id=chat_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -242,5 +245,5 @@ class ContactsView(ChatAPIView):
     )
     def get(self, request: Request) -> Response:
         query = self.validated(self.ContactsQuerySerializer, request.query_params)
-        contacts = selectors.contact_search(user=request.user, q=query["q"])
+        contacts = selectors.contact_search(user=signed_in(request), q=query["q"])
         return Response(ContactListSerializer({"results": contacts}).data)

@@ -72,7 +72,9 @@ class PublishInput(serializers.Serializer):
     body = serializers.CharField(
         allow_blank=True, required=False, default="", trim_whitespace=False
     )
-    data = serializers.JSONField(required=False, default=dict)
+    # The API's field is named `data`, like Serializer.data (the output): DRF takes declared
+    # fields from the class, so the two never meet, but the stubs see a clash.
+    data = serializers.JSONField(required=False, default=dict)  # type: ignore[assignment]
     ttl_seconds = serializers.IntegerField(required=False, allow_null=True, default=None)
     severity = serializers.ChoiceField(
         choices=[s.value for s in Severity],

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from config import errors
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
+from config.users import signed_in
 
 from .. import lifecycle, reports, selectors, services
 from . import serializers as s
@@ -115,7 +116,7 @@ class LifecycleView(NotificationAPIView):
         payload = s.LifecycleInput(data=request.data)
         payload.is_valid(raise_exception=True)
         item = self.change(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=payload.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
         )
@@ -170,7 +171,7 @@ class HistoryView(NotificationAPIView):
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         events = selectors.history(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=query.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
         )

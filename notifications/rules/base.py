@@ -52,7 +52,7 @@ class Alert:
 
     @property
     def warehouse_id(self) -> int:
-        return int(getattr(self.warehouse, "pk", self.warehouse))
+        return self.warehouse if isinstance(self.warehouse, int) else self.warehouse.pk
 
 
 class Rule:

@@ -1,4 +1,7 @@
-"""Running rules: which are due, collecting their alerts, de-duplicating, publishing, recording."""
+"""Running rules: collecting their alerts, de-duplicating, publishing, recording the run.
+
+Which rules there are, and which are due, is sources.py's job.
+"""
 
 # The Celery task, the `run_rules` command and the admin all come here; none of them holds logic.
 
@@ -6,14 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
-from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 
+from config import timestamps
 from config.redis import REDIS_UNAVAILABLE
-from config.timestamps import ms_to_datetime, now_ms
 from notifications.services import PublishError
 from subscriptions.models import MessageType, Warehouse
 from subscriptions.services import resync_pairs, subscribers_from_database
@@ -21,131 +23,12 @@ from subscriptions.store import Pair
 
 from . import alerts as alerts_lifecycle
 from . import sql, store
-from .base import Alert, Rule, registry
-from .domain import AlertOutcome, AlertStatus, RuleInfo, RuleKind, RuleRun
+from .base import Alert
+from .domain import AlertOutcome, AlertStatus, RuleInfo, RuleRun
 from .models import SqlRule
+from .sources import RunnableRule, due_rules, sql_rules
 
 logger = logging.getLogger(__name__)
-
-
-class RunnableRule(ABC):
-    """A rule as the runner sees it: its info, how to collect its alerts, where to record a run."""
-
-    info: RuleInfo
-
-    @abstractmethod
-    def collect(self) -> tuple[list[Alert], str]:
-        """The rule's alerts now, and a warning for people (or "")."""
-
-    @abstractmethod
-    def record(self, run: RuleRun) -> None:
-        """Remember the run (its start is the rule's last run)."""
-
-
-class PythonRule(RunnableRule):
-    def __init__(self, rule: type[Rule], *, last_run_ms: int | None) -> None:
-        self.rule = rule
-        self.info = RuleInfo(
-            id=f"py:{rule.name}",
-            name=rule.name,
-            kind=RuleKind.PYTHON,
-            message_type=rule.message_type,
-            interval_seconds=rule.interval_seconds,
-            cooldown_seconds=rule.effective_cooldown(),
-            is_active=rule.is_enabled(),
-            last_run_ms=last_run_ms,
-            description=rule.description or (rule.__doc__ or "").strip(),
-        )
-
-    def collect(self) -> tuple[list[Alert], str]:
-        alerts = list(self.rule().alerts())
-        for alert in alerts:
-            if not isinstance(alert, Alert):
-                raise TypeError(f"alerts() yielded {type(alert).__name__}, not an Alert.")
-        return alerts, ""
-
-    def record(self, run: RuleRun) -> None:
-        store.set_last_run(self.info.id, run.started_ms)
-
-
-class SqlRuleRunnable(RunnableRule):
-    def __init__(self, rule: SqlRule) -> None:
-        self.rule = rule
-        last_run = rule.last_run_at
-        self.info = RuleInfo(
-            id=rule.rule_id,
-            name=rule.name,
-            kind=RuleKind.SQL,
-            message_type=rule.message_type.code,
-            interval_seconds=rule.interval_seconds,
-            cooldown_seconds=int(settings.RULES_DEDUP_COOLDOWN_SECONDS),
-            is_active=rule.is_active,
-            last_run_ms=None if last_run is None else int(last_run.timestamp() * 1000),
-            description=rule.description,
-        )
-
-    def collect(self) -> tuple[list[Alert], str]:
-        result = sql.run_query(self.rule.query)
-        warning = ""
-        if result.truncated:
-            warning = (
-                f"The query returned more than {len(result.rows)} rows; only the first "
-                f"{len(result.rows)} were used (RULES_SQL_MAX_ROWS)."
-            )
-        return sql.rows_to_alerts(result), warning
-
-    def record(self, run: RuleRun) -> None:
-        # update(), not save(): an admin editing the rule meanwhile keeps their changes.
-        SqlRule.objects.filter(pk=self.rule.pk).update(
-            last_run_at=ms_to_datetime(run.started_ms),
-            last_result_count=run.alert_count,
-            last_error=run.problem(),
-        )
-
-
-class RuleNotFound(LookupError):
-    pass
-
-
-def python_rules() -> list[PythonRule]:
-    classes = registry.all()
-    last = store.last_runs([f"py:{rule.name}" for rule in classes])
-    return [PythonRule(rule, last_run_ms=last.get(f"py:{rule.name}")) for rule in classes]
-
-
-def sql_rules(rules: Iterable[SqlRule] | None = None) -> list[SqlRuleRunnable]:
-    if rules is None:
-        rules = SqlRule.objects.select_related("message_type")
-    return [SqlRuleRunnable(rule) for rule in rules]
-
-
-def all_rules() -> list[RunnableRule]:
-    return [*python_rules(), *sql_rules()]
-
-
-def due_rules(*, at_ms: int | None = None) -> list[RunnableRule]:
-    """Active rules whose interval has passed since their last run (or that never ran)."""
-    at = now_ms() if at_ms is None else at_ms
-    return [rule for rule in all_rules() if rule.info.is_active and rule.info.is_due(at)]
-
-
-def find_rule(name: str) -> RunnableRule:
-    """A rule by name; `py:<name>` or `sql:<name>` when a Python and an SQL rule share it."""
-    kind, _, bare = name.partition(":")
-    if kind in ("py", "sql") and bare:
-        candidates: list[RunnableRule] = list(python_rules()) if kind == "py" else list(sql_rules())
-        name = bare
-    else:
-        candidates = all_rules()
-    found = [rule for rule in candidates if rule.info.name == name]
-    if len(found) == 1:
-        return found[0]
-    if len(found) > 1:
-        raise RuleNotFound(
-            f"A Python rule and an SQL rule are both named {name!r}: say py:{name} or sql:{name}."
-        )
-    known = ", ".join(sorted(rule.info.name for rule in all_rules())) or "none"
-    raise RuleNotFound(f"No rule is named {name!r}. Rules: {known}.")
 
 
 def run_rule(rule: RunnableRule, *, dry_run: bool = False) -> RuleRun:
@@ -156,7 +39,7 @@ def run_rule(rule: RunnableRule, *, dry_run: bool = False) -> RuleRun:
     run writes nothing anywhere.
     """
     info = rule.info
-    started = now_ms()
+    started = timestamps.now_ms()
     clock = time.perf_counter()
     token = None
     alerts: list[Alert] | None = None
@@ -210,7 +93,12 @@ def run_rules(rules: Sequence[RunnableRule], *, dry_run: bool = False) -> list[R
         except Exception as exc:
             logger.exception("Running rule %s failed", rule.info.name)
             runs.append(
-                RuleRun(rule=rule.info, started_ms=now_ms(), dry_run=dry_run, error=_describe(exc))
+                RuleRun(
+                    rule=rule.info,
+                    started_ms=timestamps.now_ms(),
+                    dry_run=dry_run,
+                    error=_describe(exc),
+                )
             )
     return runs
 
@@ -244,7 +132,9 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
     keys, repeats = _unique(alerts)
     # Every warehouse is reconciled, also those where the rule yields nothing any more: that
     # is how their conditions count as cleared.
-    wanted = {warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)}
+    wanted: dict[int, list[str]] = {
+        warehouse_id: [] for warehouse_id in Warehouse.objects.values_list("id", flat=True)
+    }
     wanted.update(keys)
     due = store.claim_due(
         info.id,

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from django.conf import settings
 
-from config.redis import Batch, LuaScript, get_redis
+from config.redis import Batch, LuaScript, as_text, get_redis
 from notifications import keys
 
 _dedup = LuaScript.beside(__file__, "dedup")
@@ -44,7 +44,7 @@ def claim_due(
         )
     replies = batch.execute()
     return {
-        warehouse_id: {_text(k) for k in reply}
+        warehouse_id: {as_text(k) for k in reply}
         for warehouse_id, reply in zip(warehouse_ids, replies, strict=True)
     }
 
@@ -88,7 +88,7 @@ def marks(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> dict[st
 def alert_notification(rule_id: str, warehouse_id: int, alert_key: str) -> str | None:
     """Id of the notification last raised for this key (it may since be resolved or gone)."""
     value = get_redis().hget(keys.rule_alerts(warehouse_id, rule_id), alert_key)
-    return None if value is None else _text(value)
+    return None if value is None else as_text(value)
 
 
 def remember_alert(rule_id: str, warehouse_id: int, alert_key: str, notification_id: str) -> None:
@@ -116,7 +116,7 @@ def alert_notifications(rule_id: str, warehouse_ids: Sequence[int]) -> dict[int,
 def _pairs(reply: dict | list) -> dict[str, str]:
     """HGETALL's reply as text: a dict from redis-py's parser, a flat list from a raw pipeline."""
     items = reply.items() if isinstance(reply, dict) else zip(reply[0::2], reply[1::2], strict=True)
-    return {_text(k): _text(v) for k, v in items}
+    return {as_text(k): as_text(v) for k, v in items}
 
 
 def forget_alerts(rule_id: str, warehouse_id: int, alert_keys: Sequence[str]) -> None:
@@ -151,13 +151,9 @@ def set_last_run(rule_id: str, started_ms: int) -> None:
 def scan_last_runs(*, cursor: int, count: int) -> tuple[int, list[str]]:
     """A page of the rule ids having a last run (HSCAN: each call bounded)."""
     next_cursor, found = get_redis().hscan(keys.rule_last_runs(), cursor=cursor, count=count)
-    return int(next_cursor), [_text(rule_id) for rule_id in found]
+    return int(next_cursor), [as_text(rule_id) for rule_id in found]
 
 
 def forget_last_runs(rule_ids: Sequence[str]) -> int:
     """Drop the last runs of these rules (ones that no longer exist); returns how many."""
     return int(get_redis().hdel(keys.rule_last_runs(), *rule_ids)) if rule_ids else 0
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -12,6 +12,7 @@ from django.contrib.auth.models import Permission
 from redis import Redis
 
 from config.embedded_redis import EmbeddedRedis, free_port
+from subscriptions.models import Subscription
 from tests.waiting import eventually
 
 
@@ -22,7 +23,7 @@ def redis_config(redis: Redis) -> Iterator[Callable[[str, str], None]]:
 
     def set_config(name: str, value: str) -> None:
         if name not in saved:
-            saved[name] = redis.config_get(name)[name]
+            saved[name] = str(redis.config_get(name)[name])
         redis.config_set(name, value)
 
     yield set_config
@@ -100,3 +101,11 @@ def publisher(make_user):
     user = make_user("pete")
     user.user_permissions.add(Permission.objects.get(codename="publish_notification"))
     return user
+
+
+@pytest.fixture
+def subscribed(warehouse, rep_notice, role, make_user, django_capture_on_commit_callbacks):
+    """Rita, of the role that receives REP_NOTICE in the warehouse (mirrored into Redis)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return make_user("rita", role)

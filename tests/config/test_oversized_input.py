@@ -8,7 +8,7 @@ import time
 import pytest
 from django.conf import settings
 
-from config import api
+from config import api, http_errors
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,9 +86,9 @@ def test_error_answers_are_trimmed_whatever_raised_them():
 
     trimmed = api.trimmed(errors)
 
-    assert len(trimmed["field"]) == api.MAX_ERRORS
-    assert len(trimmed["field"][0]) == api.MAX_ERROR_TEXT + 1
-    assert len(trimmed["other"]) == api.MAX_ERRORS
+    assert len(trimmed["field"]) == http_errors.MAX_ERRORS
+    assert len(trimmed["field"][0]) == http_errors.MAX_ERROR_TEXT + 1
+    assert len(trimmed["other"]) == http_errors.MAX_ERRORS
 
 
 def test_a_warehouse_id_of_thousands_of_digits_is_a_small_400(client_for, alice):

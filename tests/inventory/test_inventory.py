@@ -45,7 +45,7 @@ def test_a_pick_wave_lowers_stock_and_may_drive_a_bin_negative(warehouse, bins):
 
 
 @pytest.mark.parametrize(
-    "picks, message",
+    ("picks", "message"),
     [
         ({"Z-99": 1}, "No such bins in warehouse"),
         ({"A-01-03": 0}, "positive whole quantity"),
@@ -86,7 +86,8 @@ def test_demo_data_ships_bins_a_negative_bin_and_the_sql_rule(db):
     assert Bin.objects.get(warehouse=sh01, code="A-01-03").stock == -12
     assert Bin.objects.filter(warehouse__code="BJ02").count() >= 3
     rule = SqlRule.objects.get(name=SQL_RULE_NAME)
-    assert rule.message_type.code == "REP_NOTICE" and rule.is_active is False
+    assert rule.message_type.code == "REP_NOTICE"
+    assert rule.is_active is False
     rule.full_clean()
 
 

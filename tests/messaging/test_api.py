@@ -7,6 +7,7 @@ import re
 import pytest
 from django.conf import settings
 
+from config import timestamps
 from messaging import keys
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +79,7 @@ def test_creator_listed_among_members_is_counted_once(alice, bob, client_for):
 
 
 @pytest.mark.parametrize(
-    "payload, field",
+    ("payload", "field"),
     [
         ({"message": "hi"}, "members"),
         ({"members": [], "message": "hi"}, "members"),
@@ -138,10 +139,8 @@ def test_a_message_of_exactly_the_limit_is_accepted(alice, bob, client_for):
 def test_my_chats_most_recent_activity_first(
     alice, bob, carol, client_for, group, send, monkeypatch
 ):
-    from messaging import services
-
-    clock = iter(range(1_800_000_000_000, 1_900_000_000_000, 1000))
-    monkeypatch.setattr(services, "timer", lambda: next(clock) / 1000)
+    ticks = iter(range(1_800_000_000_000, 1_900_000_000_000, 1000))
+    monkeypatch.setattr(timestamps, "now_ms", lambda: next(ticks))
     first = group(alice, bob)
     second = group(alice, carol)
     direct = client_for(alice).post("/api/v1/chats/direct/", {"user": bob.pk}, format="json").json()
@@ -523,7 +522,7 @@ def test_a_left_direct_chat_reopens_with_only_new_messages(alice, bob, client_fo
 
 
 @pytest.mark.parametrize(
-    "method, url",
+    ("method", "url"),
     [
         ("get", "/api/v1/chats/"),
         ("post", "/api/v1/chats/"),
@@ -552,7 +551,7 @@ def test_token_authentication(alice, bob, group, api_client):
 
 
 @pytest.mark.parametrize(
-    "method, url, payload",
+    ("method", "url", "payload"),
     [
         ("get", "/api/v1/chats/", None),
         ("post", "/api/v1/chats/", {"members": ["BOB"], "message": "hi"}),

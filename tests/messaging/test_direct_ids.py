@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.conf import settings
 
 from messaging import keys, selectors, services
 
 pytestmark = pytest.mark.django_db
-
-DAY = 24 * 60 * 60
 
 
 def chat_url(chat_id: str, tail: str = "") -> str:
@@ -39,14 +35,12 @@ def test_a_re_created_direct_chat_continues_its_message_ids(alice, bob, client_f
     assert [m.id for p in services.messages_fetch_pending(user=bob) for m in p.messages] == [4]
 
 
-def test_a_direct_chat_dropped_as_idle_continues_its_ids_too(alice, bob, monkeypatch):
-    monkeypatch.setattr(
-        services, "timer", lambda: time.time() - (settings.CHAT_IDLE_DAYS + 1) * DAY
-    )
+def test_a_direct_chat_dropped_as_idle_continues_its_ids_too(alice, bob, clock):
+    clock.days_ago(settings.CHAT_IDLE_DAYS + 1)
     chat = services.chat_open_direct(user=alice, other_id=bob.pk)
     services.message_send(user=alice, chat_id=chat.id, body="old")
     services.message_send(user=bob, chat_id=chat.id, body="older reply")
-    monkeypatch.setattr(services, "timer", time.time)
+    clock.days_ago(0)
     assert services.chats_drop_idle() == 1
     assert selectors.chat_list(user=alice) == []
 

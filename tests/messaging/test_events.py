@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from messaging import keys, services
 from tests.waiting import eventually
@@ -23,8 +24,13 @@ def test_the_send_script_announces_members_and_message(redis, make_user):
     pubsub.subscribe(keys.events_channel(chat.id))
     sent = services.message_send(user=alice, chat_id=chat.id, body="Bin A-01-03 is empty")
 
-    heard = []
-    assert eventually(lambda: heard.append(pubsub.get_message(timeout=0.1)) or any(heard))
+    heard: list[dict[str, Any] | None] = []
+
+    def listen() -> bool:
+        heard.append(pubsub.get_message(timeout=0.1))
+        return any(heard)
+
+    assert eventually(listen)
     message = next(m for m in heard if m)
     members, _, raw = message["data"].decode().partition("\n")
     assert sorted(int(m) for m in members.split()) == sorted([alice.pk, bob.pk])

@@ -36,7 +36,7 @@ def test_every_key_of_a_chat_is_in_one_cluster_slot():
 
 def test_direct_chat_id_is_the_same_both_ways():
     assert keys.direct_chat_id(12, 3) == keys.direct_chat_id(3, 12) == "d-3-12"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="two different users"):
         keys.direct_chat_id(5, 5)
 
 
@@ -60,7 +60,7 @@ def test_direct_chat_id_is_the_same_both_ways():
 )
 def test_only_ids_this_app_hands_out_reach_key_names(chat_id):
     assert not keys.is_chat_id(chat_id)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Not a chat id"):
         keys.chat_prefix(chat_id)
 
 

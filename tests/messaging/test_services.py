@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from config import timestamps
 from messaging import keys, selectors, services, store
 from messaging.domain import ChatNotFound, InvalidChatRequest
 
@@ -32,7 +33,9 @@ def test_messages_seen_by_every_member_are_deleted(alice, bob, carol, group, sen
     services.messages_fetch_pending(user=carol)
     assert stored_ids(chat.id) == []
     # The preview survives the cleanup of the message itself.
-    assert selectors.chat_get(user=bob, chat_id=chat.id).last_message.body == "3"
+    preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
+    assert preview is not None
+    assert preview.body == "3"
     assert unread(bob, chat) == 0
 
 
@@ -96,9 +99,9 @@ def test_pending_fetch_usernames(alice, bob, carol, group, send):
     ]
 
 
-def test_sent_at_never_goes_backwards_within_a_chat(alice, bob, group, send, monkeypatch):
+def test_sent_at_never_goes_backwards_within_a_chat(alice, bob, group, send, clock):
     chat = group(alice, bob)
-    monkeypatch.setattr(services, "timer", lambda: 1_000_000.0)  # a clock far behind
+    clock.stop_at(1_000_000_000)  # a clock far behind
     send(alice, chat, "late clock")
     messages = selectors.message_list(user=bob, chat_id=chat.id, after=0, limit=10)
     assert messages[1].sent_at >= messages[0].sent_at
@@ -143,7 +146,8 @@ def test_stale_entries_in_a_users_chat_list_are_skipped_and_dropped(alice, bob, 
 
 def test_a_late_removal_never_hides_a_chat_the_user_rejoined(alice, bob, carol, group, redis):
     chat = group(alice, bob, carol)
-    left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=services.now_ms())
+    left = store.leave(chat_id=chat.id, user_id=carol.pk, now_ms=timestamps.now_ms())
+    assert left is not None
     # Carol is added back before the leave's index update lands.
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     store.unindex_chat(chat_id=chat.id, user_ids=[carol.pk], version=left.version, activity_ms=None)
@@ -156,9 +160,10 @@ def test_a_late_addition_leaves_only_a_stale_entry(alice, bob, carol, group, red
         chat_id=chat.id,
         actor_id=alice.pk,
         user_id=carol.pk,
-        now_ms=services.now_ms(),
+        now_ms=timestamps.now_ms(),
         max_members=50,
     )
+    assert outcome is not None
     services.chat_leave(user=carol, chat_id=chat.id)
     # The join's index update arrives after the leave's removal: the entry is stale...
     store.index_chat(
@@ -173,4 +178,6 @@ def test_last_message_preview_hidden_from_members_who_joined_after_it(alice, bob
     chat = group(alice, bob)
     services.chat_add_member(user=alice, chat_id=chat.id, new_member_id=carol.pk)
     assert selectors.chat_get(user=carol, chat_id=chat.id).last_message is None
-    assert selectors.chat_get(user=bob, chat_id=chat.id).last_message.id == 1
+    preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
+    assert preview is not None
+    assert preview.id == 1

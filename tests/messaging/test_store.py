@@ -9,6 +9,7 @@ import pytest
 from redis.connection import AbstractConnection
 
 import messaging
+from config import timestamps
 from messaging import keys, selectors, services, store
 
 pytestmark = pytest.mark.django_db
@@ -25,18 +26,17 @@ def test_concurrent_senders_get_unique_gapless_ids(make_user, group, redis, stor
     got: dict[int, list[int]] = {}
     errors: list[BaseException] = []
 
+    def send(n: int, i: int) -> int:
+        sent = store.send(
+            chat_id=chat.id, sender_id=senders[n].pk, body=f"{n}:{i}", now_ms=timestamps.now_ms()
+        )
+        assert sent is not None  # every sender is a member
+        return sent[0].id
+
     def run(n: int) -> None:
         try:
             start.wait()
-            got[n] = [
-                store.send(
-                    chat_id=chat.id,
-                    sender_id=senders[n].pk,
-                    body=f"{n}:{i}",
-                    now_ms=services.now_ms(),
-                )[0].id
-                for i in range(PER_SENDER)
-            ]
+            got[n] = [send(n, i) for i in range(PER_SENDER)]
         except BaseException as exc:  # reported below; a thread cannot fail the test itself
             errors.append(exc)
 
@@ -81,7 +81,7 @@ def evalsha_calls(redis) -> int:
     return stats.get("cmdstat_evalsha", {}).get("calls", 0)
 
 
-@pytest.mark.parametrize("chats, per_chat", [(1, 1), (25, 8)])
+@pytest.mark.parametrize(("chats", "per_chat"), [(1, 1), (25, 8)])
 def test_pending_fetch_costs_a_fixed_number_of_round_trips(
     alice, bob, group, send, redis, round_trips, chats, per_chat
 ):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 
+from config import timestamps
 from config.celery import app
 from messaging import keys, selectors, services, store, tasks
 from tests.waiting import eventually
@@ -15,16 +14,6 @@ from tests.waiting import eventually
 pytestmark = pytest.mark.django_db
 
 DAY = 24 * 60 * 60
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    """Set the chat clock: clock(days_ago) makes the next writes happen that long ago."""
-
-    def set_clock(days_ago: float = 0) -> None:
-        monkeypatch.setattr(services, "timer", lambda: time.time() - days_ago * DAY)
-
-    return set_clock
 
 
 def evalsha_calls(redis) -> int:
@@ -49,12 +38,12 @@ def test_messages_older_than_retention_are_removed_in_batches(
     alice, bob, group, send, clock, stored_ids, settings, redis
 ):
     settings.CHAT_SWEEP_BATCH = 3
-    clock(days_ago=settings.CHAT_MESSAGE_RETENTION_DAYS + 5)
+    clock.days_ago(settings.CHAT_MESSAGE_RETENTION_DAYS + 5)
     chat = group(alice, bob)  # bob never reads: only retention removes these
     send(alice, chat, *[f"old {i}" for i in range(2, 11)])
-    clock(days_ago=settings.CHAT_MESSAGE_RETENTION_DAYS - 1)
+    clock.days_ago(settings.CHAT_MESSAGE_RETENTION_DAYS - 1)
     send(alice, chat, "recent 11", "recent 12")
-    clock(days_ago=0)
+    clock.days_ago(0)
     redis.config_resetstat()
 
     result = tasks.purge_old_chat_messages()
@@ -67,10 +56,10 @@ def test_messages_older_than_retention_are_removed_in_batches(
 
 
 def test_no_script_call_removes_more_than_a_batch(alice, bob, group, send, clock, stored_ids):
-    clock(days_ago=100)
+    clock.days_ago(100)
     chat = group(alice, bob)
     send(alice, chat, *["old"] * 9)
-    assert store.purge_old(chat_ids=[chat.id], cutoff_ms=services.now_ms() + 1, batch=4) == [
+    assert store.purge_old(chat_ids=[chat.id], cutoff_ms=timestamps.now_ms() + 1, batch=4) == [
         (4, True)
     ]
     assert stored_ids(chat.id) == [5, 6, 7, 8, 9, 10]
@@ -85,11 +74,11 @@ def test_a_member_who_never_reads_keeps_messages_until_retention(
     services.messages_fetch_pending(user=bob)
     retention_ms = settings.CHAT_MESSAGE_RETENTION_DAYS * DAY * 1000
 
-    services.messages_purge_old(at_ms=services.now_ms() + retention_ms - 60_000)
+    services.messages_purge_old(at_ms=timestamps.now_ms() + retention_ms - 60_000)
     assert stored_ids(chat.id) == [1, 2, 3]
     assert selectors.chat_get(user=carol, chat_id=chat.id).unread == 3
 
-    services.messages_purge_old(at_ms=services.now_ms() + retention_ms + 60_000)
+    services.messages_purge_old(at_ms=timestamps.now_ms() + retention_ms + 60_000)
     assert stored_ids(chat.id) == []
     view = selectors.chat_get(user=carol, chat_id=chat.id)
     assert view.unread == 0
@@ -97,10 +86,10 @@ def test_a_member_who_never_reads_keeps_messages_until_retention(
 
 
 def test_a_real_worker_runs_the_retention_task(alice, bob, group, send, clock, stored_ids):
-    clock(days_ago=settings.CHAT_MESSAGE_RETENTION_DAYS + 1)
+    clock.days_ago(settings.CHAT_MESSAGE_RETENTION_DAYS + 1)
     chat = group(alice, bob)
     send(alice, chat, "stale")
-    clock(days_ago=0)
+    clock.days_ago(0)
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         tasks.purge_old_chat_messages.delay()
         assert eventually(lambda: stored_ids(chat.id) == [])
@@ -112,12 +101,12 @@ def test_a_real_worker_runs_the_retention_task(alice, bob, group, send, clock, s
 def test_idle_chats_are_deleted_with_all_their_keys_and_index_entries(
     alice, bob, carol, group, send, clock, chat_keys_in_redis, redis
 ):
-    clock(days_ago=settings.CHAT_IDLE_DAYS + 1)
+    clock.days_ago(settings.CHAT_IDLE_DAYS + 1)
     idle = group(alice, bob)
     idle_direct = services.chat_open_direct(user=alice, other_id=carol.pk)
-    clock(days_ago=settings.CHAT_IDLE_DAYS - 1)
+    clock.days_ago(settings.CHAT_IDLE_DAYS - 1)
     lively = group(alice, carol)
-    clock(days_ago=0)
+    clock.days_ago(0)
 
     assert tasks.drop_idle_chats() == {"dropped": 2}
 
@@ -133,11 +122,11 @@ def test_idle_chats_are_deleted_with_all_their_keys_and_index_entries(
 
 
 def test_sending_keeps_a_chat_alive(alice, bob, group, send, clock, chat_keys_in_redis):
-    clock(days_ago=settings.CHAT_IDLE_DAYS + 10)
+    clock.days_ago(settings.CHAT_IDLE_DAYS + 10)
     chat = group(alice, bob)
-    clock(days_ago=1)
+    clock.days_ago(1)
     send(bob, chat, "still here")
-    clock(days_ago=0)
+    clock.days_ago(0)
     assert tasks.drop_idle_chats() == {"dropped": 0}
     assert chat_keys_in_redis(chat.id)
 
@@ -161,10 +150,10 @@ def test_idle_chats_are_dropped_a_batch_at_a_time(
     alice, bob, group, clock, settings, redis, monkeypatch
 ):
     settings.CHAT_SWEEP_BATCH = 3
-    clock(days_ago=settings.CHAT_IDLE_DAYS + 1)
+    clock.days_ago(settings.CHAT_IDLE_DAYS + 1)
     for _ in range(7):
         group(alice, bob)
-    clock(days_ago=0)
+    clock.days_ago(0)
     nominated: list[int] = []
     original = store.idle_candidates
 

@@ -61,8 +61,10 @@ def test_list_shape_is_exact(rita_client, warehouse, send):
         False,
     )
     assert item["data"] == {"bin": "A-01-03", "qty": -12}
-    assert ISO_MS.match(item["created_at"]) and ISO_MS.match(item["expires_at"])
-    assert body["next_since"] == item["cursor"] and body["unread_count"] == 1
+    assert ISO_MS.match(item["created_at"])
+    assert ISO_MS.match(item["expires_at"])
+    assert body["next_since"] == item["cursor"]
+    assert body["unread_count"] == 1
     assert (item["severity"], item["status"], item["occurrences"], item["key"]) == (
         "info",
         "open",
@@ -83,7 +85,8 @@ def test_next_since_is_the_cursor_sent_when_nothing_is_new(rita_client, warehous
         "/api/v1/notifications/", {"warehouse": warehouse.pk, "since": first["next_since"]}
     ).json()
 
-    assert again["results"] == [] and again["next_since"] == first["next_since"]
+    assert again["results"] == []
+    assert again["next_since"] == first["next_since"]
 
 
 def test_unread_and_read_endpoints(rita_client, warehouse, send):
@@ -205,7 +208,8 @@ def test_token_authentication(replenishers, warehouse, send):
 
     response = client.get("/api/v1/notifications/unread/", {"warehouse": warehouse.pk})
 
-    assert response.status_code == 200 and response.json()["unread_count"] == 1
+    assert response.status_code == 200
+    assert response.json()["unread_count"] == 1
 
 
 def test_identity_comes_from_authentication_only(rita_client, alice, warehouse, send):
@@ -270,5 +274,6 @@ def test_openapi_schema_and_docs_are_served(client, alice):
     schema = client.get("/api/schema/")
     docs = client.get("/api/docs/")
 
-    assert schema.status_code == 200 and b"/api/v1/notifications/unread/" in schema.content
+    assert schema.status_code == 200
+    assert b"/api/v1/notifications/unread/" in schema.content
     assert docs.status_code == 200

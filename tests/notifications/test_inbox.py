@@ -104,7 +104,8 @@ def test_cursor_paging_loses_nothing_and_repeats_nothing(warehouse, replenishers
     empty = inbox_page(user=rita, warehouse_id=warehouse.pk, since=third.next_since, limit=3)
 
     assert ids_of(first) + ids_of(second) + ids_of(third) == sent
-    assert empty.items == [] and empty.next_since == third.next_since
+    assert empty.items == []
+    assert empty.next_since == third.next_since
 
 
 def test_role_membership_is_read_at_poll_time(warehouse, replenishers, role, make_user, send):

@@ -7,9 +7,14 @@ import pytest
 
 from config import timestamps
 from notifications import keys, lifecycle, lifecycle_store, selectors, services
-from notifications.domain import Actor
+from notifications.domain import Actor, Event
 from notifications.selectors import inbox_page, unread_summary
 from subscriptions.models import Subscription
+
+
+def username(actor: Actor | None) -> str | None:
+    return None if actor is None else actor.username
+
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,7 +76,8 @@ def test_every_change_gives_a_new_higher_cursor_seen_without_include_read(wareho
         (resolved.cursor, "resolved")
     ]
     assert after_resolve.next_since == resolved.cursor
-    assert quiet.items == [] and quiet.next_since == resolved.cursor
+    assert quiet.items == []
+    assert quiet.next_since == resolved.cursor
     assert after_resolve.unread_count == 0
 
 
@@ -106,8 +112,9 @@ def test_claim_conflicts_and_idempotence(warehouse, crew, send):
     with pytest.raises(lifecycle.AlreadyResolved):
         claim(rita, warehouse, note.id)
 
-    assert again.lifecycle.claimed_by.username == "rita"
-    assert taken.value.item.lifecycle.claimed_by.username == "rita"
+    assert username(again.lifecycle.claimed_by) == "rita"
+    assert taken.value.item is not None
+    assert username(taken.value.item.lifecycle.claimed_by) == "rita"
 
 
 def test_release_only_by_the_claimer(warehouse, crew, send):
@@ -119,7 +126,8 @@ def test_release_only_by_the_claimer(warehouse, crew, send):
         lifecycle.release(user=ralf, warehouse_id=warehouse.pk, notification_id=note.id)
     released = lifecycle.release(user=rita, warehouse_id=warehouse.pk, notification_id=note.id)
 
-    assert released.lifecycle.status == "open" and released.lifecycle.claimed_by is None
+    assert released.lifecycle.status == "open"
+    assert released.lifecycle.claimed_by is None
     # Open again: unread for the colleagues who had not read it; read for rita who claimed it.
     assert unread_summary(user=ralf, warehouse_id=warehouse.pk).unread_count == 1
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 0
@@ -133,7 +141,7 @@ def test_resolve_is_idempotent_and_keeps_the_first(warehouse, crew, send):
     second = lifecycle.resolve(user=ralf, warehouse_id=warehouse.pk, notification_id=note.id)
 
     assert first.lifecycle.status == second.lifecycle.status == "resolved"
-    assert second.lifecycle.resolved_by.username == "rita"
+    assert username(second.lifecycle.resolved_by) == "rita"
     assert second.cursor == first.cursor  # nothing changed, so no new cursor
     assert unread_summary(user=ralf, warehouse_id=warehouse.pk).unread_count == 0
 
@@ -172,6 +180,7 @@ def test_history_lists_every_event_with_who_and_when(warehouse, crew, send):
     lifecycle.resolve(user=ralf, warehouse_id=warehouse.pk, notification_id=note.id)
 
     events = selectors.history(user=rita, warehouse_id=warehouse.pk, notification_id=note.id)
+    assert events is not None
 
     assert [(e.event, e.by and e.by.username) for e in events] == [
         ("published", None),
@@ -189,7 +198,7 @@ def test_many_concurrent_claimers_exactly_one_wins_each_time(warehouse, crew, ma
     claimers = [Actor(u.pk, u.username) for u in (make_user(f"op{i}", role) for i in range(12))]
     role_ids = [role.pk]
     notes = [send(title=f"n{i}") for i in range(8)]
-    outcomes: list[tuple[str, str, str]] = []
+    outcomes: list[tuple[str, str, str | None]] = []
     lock = threading.Lock()
     start = threading.Barrier(len(claimers))
 
@@ -206,7 +215,11 @@ def test_many_concurrent_claimers_exactly_one_wins_each_time(warehouse, crew, ma
             )
             with lock:
                 outcomes.append(
-                    (note.id, answer.outcome, answer.item.lifecycle.claimed_by.username)
+                    (
+                        note.id,
+                        answer.outcome,
+                        username(answer.item.lifecycle.claimed_by) if answer.item else None,
+                    )
                 )
 
     threads = [threading.Thread(target=run, args=(actor,)) for actor in claimers]
@@ -269,8 +282,10 @@ def test_an_open_alert_escalates_once_to_the_escalation_role(warehouse, crew, su
     assert unread_summary(user=sam, warehouse_id=warehouse.pk).by_severity["critical"] == 1
     # The crew gets it again too, with its new cursor and severity.
     (again,) = inbox_page(user=crew[1], warehouse_id=warehouse.pk, since=start).items
-    assert again.cursor == seen.cursor and again.lifecycle.severity == "critical"
+    assert again.cursor == seen.cursor
+    assert again.lifecycle.severity == "critical"
     events = selectors.history(user=sam, warehouse_id=warehouse.pk, notification_id=note.id)
+    assert events is not None
     assert [(e.event, e.by) for e in events] == [("published", None), ("escalated", None)]
 
 
@@ -313,7 +328,8 @@ def test_escalation_works_in_batches_and_exactly_once_under_concurrency(
         events = selectors.history(
             user=supervisors, warehouse_id=warehouse.pk, notification_id=note.id
         )
-        assert [e.event for e in events].count("escalated") == 1
+        assert events is not None
+        assert [e.event for e in events].count(Event.ESCALATED) == 1
 
 
 def test_a_type_that_does_not_escalate_is_never_indexed(warehouse, crew, send, redis):
@@ -363,5 +379,6 @@ def test_the_sweep_also_empties_the_escalation_roles_inbox(
 
     report = services.expire_warehouse(warehouse.pk, at_ms=note.created_at_ms + 301_000)
 
-    assert report.notifications == 1 and report.inbox_entries == 2  # the crew's and the role's
+    assert report.notifications == 1
+    assert report.inbox_entries == 2
     assert redis.zcard(role_inbox) == 0

@@ -40,10 +40,13 @@ def test_claim_then_the_colleague_sees_it_claimed_and_gets_409(crew, warehouse, 
         "/api/v1/notifications/", {"warehouse": warehouse.pk, "since": start["next_since"]}
     ).json()
 
-    assert claimed.status_code == 200 and again.status_code == 200
+    assert claimed.status_code == 200
+    assert again.status_code == 200
     body = claimed.json()
-    assert body["status"] == "claimed" and body["read"] is True
-    assert body["claimed_by"]["username"] == "rita" and isinstance(body["claimed_by"]["id"], int)
+    assert body["status"] == "claimed"
+    assert body["read"] is True
+    assert body["claimed_by"]["username"] == "rita"
+    assert isinstance(body["claimed_by"]["id"], int)
     assert ISO_MS.match(body["claimed_at"])
     assert body["cursor"] > start["next_since"]
     assert conflict.status_code == 409
@@ -68,13 +71,17 @@ def test_release_by_someone_else_is_403_and_resolve_is_idempotent(crew, warehous
     resolved_again = post(rita, note.id, "resolve", warehouse)
     claim_resolved = post(rita, note.id, "claim", warehouse)
 
-    assert forbidden.status_code == 403 and "rita" in forbidden.json()["detail"]
-    assert released.status_code == 200 and released.json()["status"] == "open"
+    assert forbidden.status_code == 403
+    assert "rita" in forbidden.json()["detail"]
+    assert released.status_code == 200
+    assert released.json()["status"] == "open"
     assert released.json()["claimed_by"] is None
-    assert resolved.status_code == 200 and resolved_again.status_code == 200
+    assert resolved.status_code == 200
+    assert resolved_again.status_code == 200
     assert resolved_again.json()["resolved_by"]["username"] == "ralf"
     assert ISO_MS.match(resolved_again.json()["resolved_at"])
-    assert claim_resolved.status_code == 409 and "resolved" in claim_resolved.json()["detail"]
+    assert claim_resolved.status_code == 409
+    assert "resolved" in claim_resolved.json()["detail"]
 
 
 def test_404_when_the_user_cannot_see_it(crew, warehouse, other_warehouse, send, alice, client_for):
@@ -120,7 +127,8 @@ def test_claim_answers_xml_on_request(crew, warehouse, send):
 
     assert response.status_code == 200
     text = response.content.decode()
-    assert "<status>claimed</status>" in text and "<username>rita</username>" in text
+    assert "<status>claimed</status>" in text
+    assert "<username>rita</username>" in text
 
 
 def test_claim_with_redis_down_gives_503(crew, warehouse, redis_down):

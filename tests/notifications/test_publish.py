@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group
 from notifications import keys, store
 from notifications.selectors import inbox_page
 from notifications.services import PublishError, publish
-from subscriptions.models import MessageType, Subscription, Warehouse
+from subscriptions.models import MessageType, Subscription, Warehouse, subscriber_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +33,10 @@ def test_content_is_stored_once_however_many_inboxes(redis, warehouse, rep_notic
     assert result.recipients == 5
     assert redis.hlen(keys.contents(warehouse.pk)) == 1
     # An inbox entry is only the cursor, never a copy of the content.
-    inbox = keys.inbox(warehouse.pk, "u:" + str(Subscription.objects.first().user_id))
+    first = Subscription.objects.first()
+    assert first is not None
+    assert first.user_id is not None
+    inbox = keys.inbox(warehouse.pk, subscriber_id(user_id=first.user_id))
     assert redis.zrange(inbox, 0, -1) == [str(result.cursor).encode()]
 
 

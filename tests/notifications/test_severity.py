@@ -46,7 +46,8 @@ def test_severity_defaults_to_the_types_and_can_be_overridden(
 
 def test_a_new_type_is_info(rep_notice):
     assert rep_notice.default_severity == "info"
-    assert rep_notice.escalate_after_seconds is None and rep_notice.escalation_role is None
+    assert rep_notice.escalate_after_seconds is None
+    assert rep_notice.escalation_role is None
 
 
 @pytest.mark.parametrize(
@@ -88,8 +89,10 @@ def test_api_shows_severity_and_key_in_json_and_xml(
     (item,) = listed["results"]
     assert (item["severity"], item["key"], item["status"]) == ("critical", "A-01-03", "open")
     assert unread["by_severity"] == {"info": 0, "warning": 0, "critical": 1}
-    assert "<severity>critical</severity>" in xml and "<status>open</status>" in xml
-    assert "<key>A-01-03</key>" in xml and "<occurrences>1</occurrences>" in xml
+    assert "<severity>critical</severity>" in xml
+    assert "<status>open</status>" in xml
+    assert "<key>A-01-03</key>" in xml
+    assert "<occurrences>1</occurrences>" in xml
 
 
 def test_api_publish_takes_severity_and_key(client_for, make_user, warehouse, replenishers):
@@ -119,7 +122,8 @@ def test_api_publish_takes_severity_and_key(client_for, make_user, warehouse, re
     assert created.status_code == 201
     (item,) = inbox_page(user=rita, warehouse_id=warehouse.pk).items
     assert (item.lifecycle.severity, item.notification.key) == ("critical", "A-01-03")
-    assert refused.status_code == 400 and "severity" in refused.json()
+    assert refused.status_code == 400
+    assert "severity" in refused.json()
 
 
 def test_the_admin_edits_severity_and_escalation(client, make_user, rep_notice, role):
@@ -142,7 +146,8 @@ def test_the_admin_edits_severity_and_escalation(client, make_user, rep_notice, 
     listing = client.get("/admin/subscriptions/messagetype/")
 
     text = page.content.decode()
-    assert 'name="default_severity"' in text and 'name="escalate_after_seconds"' in text
+    assert 'name="default_severity"' in text
+    assert 'name="escalate_after_seconds"' in text
     assert "delivered to the escalation role" in text  # the help text
     assert saved.status_code == 302
     rep_notice.refresh_from_db()

@@ -23,7 +23,7 @@ HALFWAY = "chaos:halfway"
 def stop_after_two_sweep_calls() -> None:
     """In the worker: the third removal call signals the test and hangs until killed."""
     real = store.remove_expired
-    calls = []
+    calls: list[int] = []
 
     def remove_then_hang(*args, **kwargs):
         if len(calls) == 2:
@@ -66,7 +66,8 @@ def test_a_sweep_killed_half_way_is_finished_by_the_next_and_loses_nothing_live(
     assert redis.hlen(keys.routes(warehouse.pk)) == len(live)
     for subscriber in (f"r:{role.pk}", f"u:{alice.pk}"):
         cursors = {int(c) for c in redis.zrange(keys.inbox(warehouse.pk, subscriber), 0, -1)}
-        assert len(cursors) == len(live) and not cursors & expired
+        assert len(cursors) == len(live)
+        assert not cursors & expired
     for user in (rita, alice):
         page = inbox_page(user=user, warehouse_id=warehouse.pk)
         assert [item.notification.id for item in page.items] == live

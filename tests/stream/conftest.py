@@ -38,6 +38,8 @@ class EventStream:
     response: httpx.Response
     lines: Iterator[str] = field(init=False)
     last_id: str | None = None
+    # Events the server replayed before `ready` (filled in by the open_stream fixture).
+    replayed: list[Event] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.lines = self.response.iter_lines()
@@ -121,7 +123,6 @@ def open_stream(stream_client: httpx.Client, token_for) -> Iterator[Callable[...
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
         stream = EventStream(response)
-        stream.replayed = []
         while True:
             event = stream.next()
             assert event is not None, "the stream ended before it was ready"

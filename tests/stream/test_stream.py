@@ -60,6 +60,7 @@ def test_the_session_cookie_of_the_browser_authenticates(
         ready = stream.until("ready")
         result = notify(warehouse)
         assert stream.until("notification").id == str(result.cursor)
+        assert ready.id is not None
         assert int(ready.id) < result.cursor
 
 

@@ -65,11 +65,16 @@ def test_changing_the_message_type_updates_both_sets(warehouse, rep_notice, alic
 
 def test_rolled_back_changes_never_reach_redis(warehouse, rep_notice, alice, bob, members):
     kept = Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
-    with pytest.raises(RuntimeError), transaction.atomic():
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=bob)
-        kept.delete()
-        assert members(warehouse, rep_notice) == {f"u:{alice.pk}"}, "not before commit"
-        raise RuntimeError("roll back")
+
+    def change_then_fail() -> None:
+        with transaction.atomic():
+            Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=bob)
+            kept.delete()
+            assert members(warehouse, rep_notice) == {f"u:{alice.pk}"}, "not before commit"
+            raise RuntimeError("roll back")
+
+    with pytest.raises(RuntimeError, match="roll back"):
+        change_then_fail()
 
     assert members(warehouse, rep_notice) == {f"u:{alice.pk}"}
     # A later commit must not resurrect the rolled-back change either.

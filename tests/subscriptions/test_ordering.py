@@ -48,7 +48,8 @@ def test_two_admins_saving_at_once_leave_the_newer_state(
     bob_done.set()
     alice_thread.join(10)
 
-    assert not alice_thread.is_alive() and errors == []
+    assert not alice_thread.is_alive()
+    assert errors == []
     assert members(warehouse, rep_notice) == {f"u:{alice.pk}", f"u:{bob.pk}"}
 
 

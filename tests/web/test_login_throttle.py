@@ -85,4 +85,5 @@ def test_the_lockout_page_follows_the_browser_language(client, limit):
 
     assert response.status_code == 429
     page = response.content.decode()
-    assert '<html lang="zh-hans">' in page and "登录失败次数过多" in page
+    assert '<html lang="zh-hans">' in page
+    assert "登录失败次数过多" in page

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.contrib.sessions.models import Session
 from django.core.management import call_command
-from playwright.sync_api import expect
+from playwright.sync_api import Dialog, expect
 
 from notifications import selectors
 from notifications.services import publish
@@ -65,7 +65,8 @@ def test_unread_count_rises_after_a_publish(open_screen, operator, warehouse):
     cursor = page.evaluate(
         f"localStorage.getItem('wms-notify:{operator.pk}:cursor:{warehouse.pk}')"
     )
-    assert cursor is not None and int(cursor) >= 2
+    assert cursor is not None
+    assert int(cursor) >= 2
 
 
 def test_open_a_notification_to_read_it(open_screen, operator, warehouse):
@@ -116,7 +117,12 @@ def test_html_in_a_title_is_shown_as_text(open_screen, operator, warehouse):
     screen = open_screen(operator)
     page = screen.page
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def refuse(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", refuse)
     page.locator("#bell-button").click()
     expect(page.locator("#unread-list .summary-title")).to_have_text(evil)
     page.locator("#unread-list .summary").first.click()

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notifications.rules import runner
+from notifications.rules import runner, sources
 from notifications.rules.domain import AlertStatus, RuleRun, plural
 from subscriptions.models import Warehouse
 
@@ -34,11 +34,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, rule: str | None, dry_run: bool, **options: Any) -> None:
         if rule:
             try:
-                rules = [runner.find_rule(rule)]
-            except runner.RuleNotFound as exc:
+                rules = [sources.find_rule(rule)]
+            except sources.RuleNotFound as exc:
                 raise CommandError(str(exc)) from exc
         else:
-            rules = runner.due_rules()
+            rules = sources.due_rules()
             if not rules:
                 self.stdout.write("No rule is due.")
                 return

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
-from notifications.rules import Alert, Rule, RuleRegistry, runner
+from notifications.rules import Alert, Rule, RuleRegistry, sources
 from notifications.rules.models import SqlRule
 from subscriptions.models import Subscription
 from tests.rules_sql_role import rules_sql_role  # noqa: F401  (a fixture)
@@ -28,8 +28,14 @@ def _rules_sql_role(request: pytest.FixtureRequest) -> None:
 def rules_registry(monkeypatch) -> RuleRegistry:
     """The runner sees only rules the test registers (the shipped ones are set aside)."""
     fresh = RuleRegistry(discover=False)
-    monkeypatch.setattr(runner, "registry", fresh)
+    monkeypatch.setattr(sources, "registry", fresh)
     return fresh
+
+
+class CurrentAlertsRule(Rule):
+    """A test's rule: its alerts are whatever `current` holds when it runs."""
+
+    current: ClassVar[list[Alert]] = []
 
 
 @pytest.fixture
@@ -45,10 +51,10 @@ def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
         cooldown: int | None = None,
         fails_with: Exception | None = None,
     ) -> type[Rule]:
-        def yield_current(self: Rule) -> list[Alert]:
+        def yield_current(self: CurrentAlertsRule) -> list[Alert]:
             if fails_with is not None:
                 raise fails_with
-            return list(type(self).current)
+            return list(self.current)
 
         attrs: dict[str, Any] = {
             "name": name,
@@ -58,7 +64,7 @@ def make_rule(rules_registry, rep_notice) -> Callable[..., type[Rule]]:
             "current": list(alerts),
             "alerts": yield_current,
         }
-        return rules_registry.register(type(f"Rule_{name}", (Rule,), attrs))
+        return rules_registry.register(type(f"Rule_{name}", (CurrentAlertsRule,), attrs))
 
     return make
 

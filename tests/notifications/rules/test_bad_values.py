@@ -3,6 +3,7 @@
 import pytest
 
 from notifications.rules import runner, sql
+from notifications.rules.domain import AlertStatus
 
 from .conftest import alert
 
@@ -18,8 +19,8 @@ def test_a_python_rule_computing_nan_fails_that_alert_only(make_rule, rita, ware
     (run,) = runner.run_due_rules()
 
     assert [o.status for o in run.outcomes] == [
-        runner.AlertStatus.FAILED,
-        runner.AlertStatus.SENT,
+        AlertStatus.FAILED,
+        AlertStatus.SENT,
     ]
     assert "finite" in run.outcomes[0].error
     assert [n["data"]["bin"] for n in inbox(rita, warehouse)] == ["A-02"]

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from notifications import lifecycle, selectors, services
-from notifications.rules import Alert, runner
+from notifications.rules import Alert, runner, sources
 from notifications.selectors import inbox_page, unread_summary
 
 from .conftest import alert
 
 
 def run(name: str = "shortages"):
-    return runner.run_rule(runner.find_rule(name))
+    return runner.run_rule(sources.find_rule(name))
 
 
 @pytest.fixture
@@ -60,6 +60,7 @@ def test_a_cleared_condition_resolves_its_alert_by_the_system(make_rule, rita, w
     events = selectors.history(
         user=rita, warehouse_id=warehouse.pk, notification_id=first["A-01-03"].notification.id
     )
+    assert events is not None
     assert [(e.event, e.by) for e in events] == [("published", None), ("resolved", None)]
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 0
 
@@ -78,12 +79,14 @@ def test_a_reminder_of_an_open_alert_raises_the_same_one_again(
     assert (reminder.sent, reminder.recipients) == (1, 1)
     again = only(rita, warehouse)
     assert again.notification.id == original.notification.id
-    assert again.lifecycle.occurrences == 2 and again.cursor > original.cursor
+    assert again.lifecycle.occurrences == 2
+    assert again.cursor > original.cursor
     for user in (rita, colleague):  # unread again for everyone
         assert unread_summary(user=user, warehouse_id=warehouse.pk).unread_count == 1
     events = selectors.history(
         user=rita, warehouse_id=warehouse.pk, notification_id=original.notification.id
     )
+    assert events is not None
     assert [e.event for e in events] == ["published", "reraised"]
     run()
     assert only(rita, warehouse).lifecycle.occurrences == 3
@@ -98,7 +101,8 @@ def test_a_reminder_keeps_the_claim(make_rule, rita, colleague, warehouse):
     run()
 
     item = only(colleague, warehouse)
-    assert item.lifecycle.status == "claimed" and item.lifecycle.occurrences == 2
+    assert item.lifecycle.status == "claimed"
+    assert item.lifecycle.occurrences == 2
     assert item.lifecycle.claimed_by.username == "rita"
 
 
@@ -113,5 +117,6 @@ def test_a_reminder_after_a_person_resolved_it_is_a_new_alert(make_rule, rita, w
     items = inbox_page(user=rita, warehouse_id=warehouse.pk, include_read=True).items
     assert len(items) == 2
     (new,) = [i for i in items if i.notification.id != first]
-    assert new.lifecycle.status == "open" and new.lifecycle.occurrences == 1
+    assert new.lifecycle.status == "open"
+    assert new.lifecycle.occurrences == 1
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 1

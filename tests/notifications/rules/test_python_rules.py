@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from config.timestamps import now_ms
-from notifications.rules import Alert, Rule, RuleRegistry, runner, store
+from config import timestamps
+from notifications.rules import Alert, Rule, RuleRegistry, runner, sources, store
 from notifications.rules.domain import AlertStatus, RuleRun
 from subscriptions.models import Warehouse
 
@@ -13,7 +13,7 @@ from .conftest import alert
 
 
 def run(name: str = "shortages", *, dry_run: bool = False) -> RuleRun:
-    return runner.run_rule(runner.find_rule(name), dry_run=dry_run)
+    return runner.run_rule(sources.find_rule(name), dry_run=dry_run)
 
 
 def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(
@@ -25,7 +25,8 @@ def test_a_rule_firing_reaches_a_subscribers_inbox_through_the_api(
 
     assert (result.sent, result.recipients, result.error) == (1, 1, "")
     (item,) = inbox(rita, warehouse)
-    assert item["message_type"] == "REP_NOTICE" and item["warehouse"] == warehouse.pk
+    assert item["message_type"] == "REP_NOTICE"
+    assert item["warehouse"] == warehouse.pk
     assert item["title"] == "Replenish A-01-03"
     assert item["body"] == "Stock is -12 after wave 8812"
     assert item["data"] == {"bin": "A-01-03", "qty": -12}
@@ -136,7 +137,8 @@ def test_a_failed_publish_is_retried_on_the_next_run(make_rule, rita, warehouse,
 
     failed = run()
 
-    assert failed.failed == 1 and "inactive" in failed.outcomes[0].error
+    assert failed.failed == 1
+    assert "inactive" in failed.outcomes[0].error
     assert "1 of 1 alerts could not be sent" in failed.problem()
     Warehouse.objects.filter(pk=warehouse.pk).update(is_active=True)
     assert run().sent == 1
@@ -180,37 +182,53 @@ def test_a_rule_yielding_something_else_than_alerts_fails_clearly(make_rule, war
 def test_due_rules_follow_each_rules_interval(make_rule, warehouse):
     make_rule("fast", interval=30)
     make_rule("slow", interval=3600)
-    assert {r.info.name for r in runner.due_rules()} == {"fast", "slow"}  # never ran: due
+    assert {r.info.name for r in sources.due_rules()} == {"fast", "slow"}  # never ran: due
 
     runner.run_due_rules()
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
 
-    store.set_last_run("py:fast", now_ms() - 31_000)
-    assert [r.info.name for r in runner.due_rules()] == ["fast"]
+    store.set_last_run("py:fast", timestamps.now_ms() - 31_000)
+    assert [r.info.name for r in sources.due_rules()] == ["fast"]
+
+
+def test_the_runner_and_the_schedule_read_the_one_clock(make_rule, warehouse, clock):
+    make_rule("hourly", interval=3600)
+    (first,) = runner.run_due_rules()
+    assert sources.due_rules() == []
+
+    clock.move_by(3_601_000)
+
+    assert [r.info.name for r in sources.due_rules()] == ["hourly"]
+    (second,) = runner.run_due_rules()
+    assert second.started_ms - first.started_ms >= 3_601_000
 
 
 def test_a_disabled_rule_is_not_due_but_runs_when_named(make_rule, warehouse, settings):
     make_rule(alerts=[alert(warehouse)])
     settings.RULES_DISABLED = ["shortages"]
 
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
     assert run().sent == 1
 
 
 def test_an_overlapping_run_of_the_same_rule_is_skipped(make_rule, warehouse):
     make_rule(alerts=[alert(warehouse)])
     token = store.acquire_lock("py:shortages", ttl_seconds=60)
+    assert token is not None
 
     skipped = run()
 
-    assert skipped.skipped and skipped.sent == 0
+    assert skipped.skipped
+    assert skipped.sent == 0
     store.release_lock("py:shortages", token)
     assert run().sent == 1
 
 
 def test_a_rule_finds_redis_down_and_says_so(make_rule, warehouse, redis_down):
     make_rule(alerts=[alert(warehouse)])
-    rule = runner.PythonRule(runner.registry.get("shortages"), last_run_ms=None)
+    shortages = sources.registry.get("shortages")
+    assert shortages is not None
+    rule = sources.PythonRule(shortages, last_run_ms=None)
 
     (result,) = runner.run_rules([rule])
 
@@ -223,7 +241,7 @@ def test_an_alert_without_a_key_is_keyed_by_its_title(warehouse):
 
 
 @pytest.mark.parametrize(
-    "attrs, message",
+    ("attrs", "message"),
     [
         ({"name": "Has Spaces"}, "name must match"),
         ({"name": "{slot}"}, "name must match"),

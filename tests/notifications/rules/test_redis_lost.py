@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from notifications import store as notification_store
-from notifications.rules import alerts, runner, store
+from notifications.rules import alerts, runner, sources, store
 from notifications.rules.domain import AlertStatus, RuleRun
 from subscriptions import keys as subscription_keys
 
@@ -21,7 +21,7 @@ def cold_cache(monkeypatch):
 
 
 def run(name: str = "shortages") -> RuleRun:
-    return runner.run_rule(runner.find_rule(name))
+    return runner.run_rule(sources.find_rule(name))
 
 
 def test_an_alert_raised_right_after_redis_was_emptied_reaches_the_operators(

@@ -11,7 +11,7 @@ COLUMNS = "1 AS warehouse_id, 'x' AS title, '' AS body"
 
 
 @pytest.mark.parametrize(
-    "query, name",
+    ("query", "name"),
     [
         (f"SELECT {COLUMNS}, pg_terminate_backend(12345) AS key", "pg_terminate_backend"),
         (f"SELECT {COLUMNS} WHERE pg_advisory_lock(42) IS NOT NULL", "pg_advisory_lock"),

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from inventory.demo import JSON_FUNCTIONS
 from inventory.models import Bin
-from notifications.rules import Alert, runner, sql
+from notifications.rules import Alert, runner, sources, sql
 from notifications.rules.domain import AlertStatus, RuleRun
 from notifications.rules.models import SqlRule
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
@@ -41,7 +41,7 @@ def negative_bin(warehouse) -> Bin:
 
 def run(rule: SqlRule, *, dry_run: bool = False) -> RuleRun:
     rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
-    return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
+    return runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=dry_run)
 
 
 def query_error(query: str) -> str:
@@ -52,7 +52,7 @@ def query_error(query: str) -> str:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "query, message",
+    ("query", "message"),
     [
         (
             "INSERT INTO inventory_bin (warehouse_id, code, stock) VALUES (1, 'X', 1)",
@@ -94,7 +94,7 @@ def test_anything_but_one_read_only_select_is_refused_at_save_time(query, messag
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "query, message",
+    ("query", "message"),
     [
         ("SELECT warehouse_id, code AS title FROM inventory_bin", "does not return body"),
         ("SELECT code FROM inventory_bin", "does not return warehouse_id, title and body"),
@@ -125,7 +125,7 @@ def test_a_valid_query_passes_with_trailing_semicolon_comments_and_percent(sql_r
 
 
 @pytest.mark.parametrize(
-    "query, message",
+    ("query", "message"),
     [
         ("DELETE FROM inventory_bin", "DELETE is not allowed"),
         (
@@ -150,9 +150,11 @@ def test_a_forbidden_query_saved_around_the_admin_is_refused_at_run_time(
 
     result = run(rule)
 
-    assert message in result.error and result.alert_count is None
+    assert message in result.error
+    assert result.alert_count is None
     rule.refresh_from_db()
-    assert message in rule.last_error and rule.last_result_count is None
+    assert message in rule.last_error
+    assert rule.last_result_count is None
     assert list(Bin.objects.values_list("code", "stock")) == [("A-01-03", -12)]
 
 
@@ -195,7 +197,8 @@ def test_a_run_is_recorded_and_a_later_good_run_clears_the_error(
 
     assert result.sent == 1
     rule.refresh_from_db()
-    assert rule.last_result_count == 1 and rule.last_error == ""
+    assert rule.last_result_count == 1
+    assert rule.last_error == ""
     assert timezone.now() - rule.last_run_at < timedelta(seconds=5)
     (item,) = inbox(rita, warehouse)
     assert (item["title"], item["body"]) == ("Replenish A-01-03", "Stock is -12")
@@ -233,7 +236,7 @@ def test_data_key_and_defaults_come_from_the_columns(sql_rule, negative_bin, war
 
 
 @pytest.mark.parametrize(
-    "data, message",
+    ("data", "message"),
     [
         ("'not json'", "Row 1: data is not valid JSON"),
         ("'[1, 2]'", "Row 1: data must be a JSON object"),
@@ -272,23 +275,25 @@ def test_a_broken_sql_rule_does_not_stop_the_others(
     runs = {r.rule.name: r for r in runner.run_due_rules()}
 
     assert re.search(MISSING_TABLE, runs["broken"].error)
-    assert runs["good"].sent == 1 and runs["shortages"].sent == 1
+    assert runs["good"].sent == 1
+    assert runs["shortages"].sent == 1
     broken.refresh_from_db()
-    assert re.search(MISSING_TABLE, broken.last_error) and broken.last_run_at is not None
+    assert re.search(MISSING_TABLE, broken.last_error)
+    assert broken.last_run_at is not None
     assert len(inbox(rita, warehouse)) == 2
 
 
 def test_an_interval_edited_in_the_admin_takes_effect_at_the_next_tick(sql_rule, rules_registry):
     rule = sql_rule(interval_seconds=60)
     SqlRule.objects.filter(pk=rule.pk).update(last_run_at=timezone.now() - timedelta(seconds=40))
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []
 
     SqlRule.objects.filter(pk=rule.pk).update(interval_seconds=30)
 
-    assert [r.info.name for r in runner.due_rules()] == [rule.name]
+    assert [r.info.name for r in sources.due_rules()] == [rule.name]
 
 
 def test_inactive_sql_rules_are_not_due(sql_rule, rules_registry):
     sql_rule(is_active=False)
 
-    assert runner.due_rules() == []
+    assert sources.due_rules() == []

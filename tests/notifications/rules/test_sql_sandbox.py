@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from inventory.models import Bin
-from notifications.rules import runner, sql
+from notifications.rules import runner, sources, sql
 from notifications.rules.models import SqlRule
 
 pytestmark = pytest.mark.skipif(
@@ -50,7 +50,7 @@ def save_error(query: str) -> str:
 
 def run(rule: SqlRule, *, dry_run: bool = False):
     rule = SqlRule.objects.select_related("message_type").get(pk=rule.pk)
-    return runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=dry_run)
+    return runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=dry_run)
 
 
 @pytest.fixture
@@ -74,7 +74,8 @@ def test_the_leak_of_the_issue_is_refused_at_run_time_and_shows_no_secret(
     result = run(rule, dry_run=True)
 
     assert result.error.startswith("The query may not read the table")
-    assert secrets.key not in result.error and admin_user.password not in result.error
+    assert secrets.key not in result.error
+    assert admin_user.password not in result.error
     assert result.outcomes == ()
 
 
@@ -129,7 +130,7 @@ def test_functions_off_the_allow_list_are_refused_at_save_and_run_time(function,
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "statement, word",
+    ("statement", "word"),
     [
         ("ATTACH DATABASE ':memory:' AS other", "ATTACH"),
         ("DETACH DATABASE main", "DETACH"),
@@ -166,7 +167,8 @@ def test_business_tables_and_ordinary_functions_still_work(sql_rule, warehouse):
     (outcome,) = run(rule, dry_run=True).outcomes
 
     assert (outcome.alert.title, outcome.alert.body) == ("A-x", "-12 after 8812")
-    assert outcome.alert.key == "bigreal" and outcome.alert.data["n"] == 1
+    assert outcome.alert.key == "bigreal"
+    assert outcome.alert.data["n"] == 1
 
 
 def test_the_connection_is_unrestricted_again_after_a_refusal(sql_rule, admin_user, warehouse):

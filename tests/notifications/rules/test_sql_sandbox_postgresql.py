@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from notifications.rules import runner, sql
+from notifications.rules import runner, sources, sql
 from notifications.rules.models import SqlRule
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
@@ -46,7 +46,8 @@ def test_the_command_grants_business_tables_only(settings, rules_sql_role):
     assert f"Updated the role {settings.RULES_SQL_ROLE} (LOGIN)." in text
     granted = next(line for line in text.splitlines() if line.startswith("Granted SELECT"))
     assert "inventory_bin" in granted
-    assert "auth_user" not in granted and "subscriptions_warehouse" not in granted
+    assert "auth_user" not in granted
+    assert "subscriptions_warehouse" not in granted
     assert "WARNING" not in text
 
 
@@ -61,11 +62,12 @@ def test_the_leak_of_the_issue_is_refused_at_save_and_at_run_time(sql_rule, admi
     assert "permission denied for table" in save_error(LEAK)
     rule = sql_rule(LEAK, clean=False)
 
-    result = runner.run_rule(runner.SqlRuleRunnable(rule), dry_run=True)
+    result = runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=True)
 
     assert "permission denied for table" in result.error
     assert "SQL rules may read business tables only" in result.error
-    assert token.key not in result.error and result.outcomes == ()
+    assert token.key not in result.error
+    assert result.outcomes == ()
 
 
 @pytest.mark.parametrize(

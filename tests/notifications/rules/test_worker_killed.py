@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from config.timestamps import now_ms
+from config import timestamps
 from notifications.rules import alerts, store
 from notifications.rules.tasks import run_due_rules
 from tests.waiting import eventually
@@ -24,7 +24,7 @@ KEYS = [f"A-01-0{i}" for i in range(1, 6)]
 def stop_after_two_publishes() -> None:
     """In the worker: the third publish signals the test and hangs until killed."""
     real = alerts.publish
-    published = []
+    published: list[str] = []
 
     def publish_then_hang(**kwargs):
         if len(published) == 2:
@@ -55,7 +55,7 @@ def test_a_rules_run_killed_half_way_sends_the_rest_once_and_nothing_twice(
         marks = store.marks("py:shortages", warehouse.pk, KEYS)
         pending = [mark for mark in marks.values() if mark < 0]
         return not redis.exists("wms:rules:py:shortages:lock") and all(
-            now_ms() + mark >= 1000 for mark in pending
+            timestamps.now_ms() + mark >= 1000 for mark in pending
         )
 
     assert eventually(lapsed, timeout=10)

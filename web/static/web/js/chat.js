@@ -1,17 +1,15 @@
 // The chat panel: my chats with unread badges, one conversation at a time, and starting a
-// direct or group chat with contact autocomplete. Message text is only ever set as text.
+// direct or group chat (recipients from the contact picker, contacts.js). Message text is only
+// ever set as text.
 
 import { describeError, get, post } from "./api.js";
-import { byId, h, replaceChildren, setBadge } from "./dom.js";
+import { ContactPicker } from "./contacts.js";
+import { byId, h, initial, replaceChildren, setBadge } from "./dom.js";
 import { format, timeElement } from "./i18n.js";
-
-const CONTACT_LIMIT = 8;
-const SEARCH_DELAY_MS = 150;
 
 export class ChatPanel {
   constructor({ api, me, toasts, onUnreadChange }) {
     this.url = api.chats;
-    this.contactsUrl = api.contacts;
     this.me = me;
     this.toasts = toasts;
     this.onUnreadChange = onUnreadChange;
@@ -20,11 +18,6 @@ export class ChatPanel {
     this.openChatId = null;
     this.messages = new Map(); // chat id -> messages, oldest first (kept for this page's life)
     this.readUpTo = new Map(); // chat id -> the last message id we told the server we read
-    this.recipients = [];
-    this.options = [];
-    this.activeOption = -1;
-    this.searchSeq = 0;
-    this.searchTimer = null;
 
     this.panel = byId("chat-panel");
     this.button = byId("chat-button");
@@ -36,12 +29,19 @@ export class ChatPanel {
     this.messageInput = byId("message-input");
     this.messageError = byId("message-error");
     this.newForm = byId("new-chat-form");
-    this.contactInput = byId("contact-input");
-    this.contactOptions = byId("contact-options");
-    this.chips = byId("recipient-chips");
     this.newMessage = byId("new-chat-message");
     this.newSubmit = byId("new-chat-submit");
     this.newError = byId("new-chat-error");
+
+    this.picker = new ContactPicker({
+      url: api.contacts,
+      me,
+      onChange: (recipients) => this.#recipientsChanged(recipients),
+      onSearchError: (error) => {
+        if (error) this.#showError(this.newError, error);
+        else this.newError.hidden = true;
+      },
+    });
 
     this.#wire();
   }
@@ -73,25 +73,7 @@ export class ChatPanel {
       event.preventDefault();
       this.startChat();
     });
-    this.contactInput.addEventListener("input", () => this.#searchSoon());
     this.newMessage.addEventListener("input", () => { this.newError.hidden = true; });
-    this.contactInput.addEventListener("focus", () => this.#searchSoon());
-    this.contactInput.addEventListener("keydown", (event) => this.#contactKey(event));
-    this.contactInput.addEventListener("blur", () => this.#closeOptions());
-    // mousedown, not click: choosing must happen before the input's blur closes the list.
-    this.contactOptions.addEventListener("mousedown", (event) => {
-      const option = event.target.closest("[data-index]");
-      if (!option) return;
-      event.preventDefault();
-      this.#choose(Number(option.dataset.index));
-    });
-    this.chips.addEventListener("click", (event) => {
-      const remove = event.target.closest("[data-remove]");
-      if (!remove) return;
-      this.recipients = this.recipients.filter((r) => String(r.id) !== remove.dataset.remove);
-      this.#renderChips();
-      this.contactInput.focus();
-    });
   }
 
   get isOpen() {
@@ -127,12 +109,11 @@ export class ChatPanel {
   }
 
   showNewChat() {
-    this.recipients = [];
-    this.#renderChips();
+    this.picker.clear();
     this.newMessage.value = "";
     this.newError.hidden = true;
     this.#show("new");
-    this.contactInput.focus();
+    this.picker.focus();
   }
 
   /** One poll round: my chats, and new messages of the open one. */
@@ -329,108 +310,17 @@ export class ChatPanel {
     element.hidden = false;
   }
 
-  // --- new chat: contact autocomplete -------------------------------------------------
+  // --- new chat ---------------------------------------------------------------------------
 
-  #searchSoon() {
-    window.clearTimeout(this.searchTimer);
-    this.searchTimer = window.setTimeout(() => this.#search(), SEARCH_DELAY_MS);
-  }
-
-  async #search() {
-    const seq = ++this.searchSeq;
-    let answer;
-    try {
-      answer = await get(this.contactsUrl, { q: this.contactInput.value.trim() });
-    } catch (error) {
-      if (seq === this.searchSeq) this.#showError(this.newError, error);
-      return;
-    }
-    if (seq !== this.searchSeq || document.activeElement !== this.contactInput) return;
-    this.newError.hidden = true;
-    const chosen = new Set(this.recipients.map((r) => r.id));
-    this.options = answer.results
-      .filter((c) => c.id !== this.me.id && !chosen.has(c.id))
-      .slice(0, CONTACT_LIMIT);
-    this.activeOption = this.options.length ? 0 : -1;
-    this.#renderOptions();
-  }
-
-  #renderOptions() {
-    const open = this.options.length > 0;
-    replaceChildren(this.contactOptions, this.options.map((contact, index) => h("li", {
-      id: `contact-option-${index}`,
-      role: "option",
-      className: index === this.activeOption ? "contact-option active" : "contact-option",
-      "aria-selected": String(index === this.activeOption),
-      dataset: { index: String(index) },
-    }, h("span", { className: "avatar avatar-small", "aria-hidden": "true" },
-      initial(contact.username)), contact.username)));
-    this.contactOptions.hidden = !open;
-    this.contactInput.setAttribute("aria-expanded", String(open));
-    if (open && this.activeOption >= 0) {
-      this.contactInput.setAttribute("aria-activedescendant", `contact-option-${this.activeOption}`);
-    } else {
-      this.contactInput.removeAttribute("aria-activedescendant");
-    }
-  }
-
-  #closeOptions() {
-    this.options = [];
-    this.activeOption = -1;
-    this.#renderOptions();
-  }
-
-  #contactKey(event) {
-    const count = this.options.length;
-    if (event.key === "ArrowDown" && count) {
-      event.preventDefault();
-      this.activeOption = (this.activeOption + 1) % count;
-      this.#renderOptions();
-    } else if (event.key === "ArrowUp" && count) {
-      event.preventDefault();
-      this.activeOption = (this.activeOption - 1 + count) % count;
-      this.#renderOptions();
-    } else if (event.key === "Enter") {
-      if (count && this.activeOption >= 0) {
-        event.preventDefault();
-        this.#choose(this.activeOption);
-      } else if (!this.recipients.length) {
-        event.preventDefault();
-      }
-    } else if (event.key === "Escape" && count) {
-      event.preventDefault();
-      this.#closeOptions();
-    } else if (event.key === "Backspace" && !this.contactInput.value && this.recipients.length) {
-      this.recipients.pop();
-      this.#renderChips();
-    }
-  }
-
-  #choose(index) {
-    const contact = this.options[index];
-    if (!contact) return;
-    this.recipients.push(contact);
-    this.contactInput.value = "";
-    this.#closeOptions();
-    this.#renderChips();
-    this.contactInput.focus();
-  }
-
-  #renderChips() {
-    replaceChildren(this.chips, this.recipients.map((r) => h("li", { className: "chip" },
-      h("span", {}, r.username),
-      h("button", {
-        type: "button", className: "chip-remove", dataset: { remove: String(r.id) },
-        "aria-label": format(gettext("Remove %(name)s"), { name: r.username }),
-      }, "×"))));
-    this.newSubmit.disabled = this.recipients.length === 0;
-    this.newSubmit.textContent = this.recipients.length > 1
+  #recipientsChanged(recipients) {
+    this.newSubmit.disabled = recipients.length === 0;
+    this.newSubmit.textContent = recipients.length > 1
       ? gettext("Start group chat") : gettext("Start chat");
   }
 
   async startChat() {
     const message = this.newMessage.value.trim();
-    const members = this.recipients.map((r) => r.id);
+    const members = this.picker.recipients.map((r) => r.id);
     if (!members.length) return;
     if (members.length > 1 && !message) {
       this.newError.textContent = gettext("A group chat starts with a message: write one.");
@@ -454,17 +344,12 @@ export class ChatPanel {
         chat = await post(this.url, { members, message });
       }
       this.chats = [chat, ...this.chats.filter((c) => c.id !== chat.id)];
-      this.recipients = [];
-      this.#renderChips();
+      this.picker.clear();
       this.newMessage.value = "";
       await this.openChat(chat.id);
     } catch (error) {
       this.#showError(this.newError, error);
-      this.newSubmit.disabled = this.recipients.length === 0;
+      this.newSubmit.disabled = this.picker.recipients.length === 0;
     }
   }
-}
-
-function initial(name) {
-  return (Array.from(name.trim())[0] ?? "?").toUpperCase();
 }

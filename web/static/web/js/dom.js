@@ -48,3 +48,8 @@ export function setBadge(badge, count) {
   if (badge.textContent !== shown) badge.textContent = shown;
   badge.dataset.count = String(count);
 }
+
+/** The first letter of a name, for an avatar ("?" for a blank one). */
+export function initial(name) {
+  return (Array.from(name.trim())[0] ?? "?").toUpperCase();
+}
