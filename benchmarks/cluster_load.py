@@ -131,11 +131,11 @@ def run(config: LoadConfig, log=print) -> dict[str, Any]:
     finally:
         for q in commands:
             q.put(None)
-        for worker in workers:
-            worker.join(timeout=10)
-            if worker.is_alive():
-                worker.terminate()
-                worker.join(timeout=5)
+        for process in workers:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=5)
         if cluster is not None:
             cluster.stop()
         if broker is not None:
@@ -195,11 +195,11 @@ def _build(config: LoadConfig, log) -> tuple[list[tuple[int, int]], list[tuple[s
         f"{config.warehouses} warehouses"
     )
     targets = [(t.code, w.pk) for w in warehouses for t in types]
-    for w in warehouses:
+    for warehouse in warehouses:
         for i in range(config.backlog):
             publish(
                 message_type=types[i % len(types)].code,
-                warehouse=w.pk,
+                warehouse=warehouse.pk,
                 title=cluster_workers.TITLE,
                 body=cluster_workers.BODY,
                 data=cluster_workers.DATA,
@@ -238,7 +238,7 @@ def _shards(
 
 def _gather(results: multiprocessing.Queue, kind: str, count: int, timeout: float) -> list[Any]:
     deadline = time.monotonic() + timeout
-    got = []
+    got: list[Any] = []
     while len(got) < count:
         try:
             what, payload = results.get(timeout=max(0.1, deadline - time.monotonic()))
