@@ -92,6 +92,7 @@ def probe(redis_server):
     wire.uninstall()
 
 
+@pytest.mark.single_redis  # packs commands with one server's connection
 def test_command_names_are_read_from_what_redis_py_sends(redis):
     from benchmarks.probes import command_names
 
