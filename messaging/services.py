@@ -156,13 +156,36 @@ def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
     """
     require_chat_id(chat_id)
     validate_body(body)
-    sent = store.send(chat_id=chat_id, sender_id=user.pk, body=body, now_ms=now_ms())
+    # One round trip: the send, the activity index and, when this process does not know the
+    # chat's members yet, nothing more; its next send in the chat moves them to the front of
+    # the sender's recent contacts in the same round trip (see _last_sent).
+    known = _last_sent.get(user.pk)
+    members = known[1] if known and known[0] == chat_id else None
+    keep = settings.CHAT_RECENT_CONTACTS
+    sent = store.send_and_index(
+        chat_id=chat_id,
+        sender_id=user.pk,
+        body=body,
+        now_ms=now_ms(),
+        contacts=None if members is None else (_others(user, members)[:keep], keep),
+    )
     if sent is None:
+        _last_sent.pop(user.pk, None)
         raise ChatNotFound(chat_id)
     message, member_ids = sent
-    store.touch_activity(chat_id=chat_id, activity_ms=message.sent_ms)
-    _touch_contacts(user, member_ids)
+    if member_ids != members:
+        _touch_contacts(user, member_ids)  # new to this process, or the members changed
+    _last_sent[user.pk] = (chat_id, member_ids)
     return present_message(message, {user.pk: _me(user)})
+
+
+# Per process: the chat each user last sent to and its members then, so a run of sends into
+# one chat touches the sender's recent contacts in the send's own round trip.
+_last_sent: dict[int, tuple[str, tuple[int, ...]]] = {}
+
+
+def _others(user: AbstractBaseUser, member_ids: Iterable[int]) -> list[int]:
+    return [pk for pk in dict.fromkeys(member_ids) if pk != user.pk]
 
 
 def chat_mark_read(*, user: AbstractBaseUser, chat_id: str, up_to: int) -> int:
