@@ -24,7 +24,6 @@ from rest_framework.authentication import TokenAuthentication
 
 from messaging.domain import UserRef
 from messaging.selectors import user_refs
-from notifications.selectors import role_ids_of
 from subscriptions.models import Warehouse
 
 T = TypeVar("T")
@@ -88,7 +87,8 @@ def identify(
         warehouse_id is not None
         and Warehouse.objects.filter(pk=warehouse_id, is_active=True).exists()
     )
-    return user, role_ids_of(user), active
+    # From the database (this runs in a worker thread that may not reach Redis): roles now.
+    return user, list(user.groups.values_list("id", flat=True)), active
 
 
 def usernames(user_ids: list[int]) -> dict[int, UserRef]:
