@@ -252,9 +252,15 @@ def view_version_commands(batch: Batch, *, warehouse_id: int, user_id: int, now_
 
 def version_from_replies(replies: Sequence[Any]) -> ViewVersion:
     sequence, next_expiry, read_version = replies
+    # [member, score], or [[member, score]] where redis-py parses the pairs.
+    flat = [
+        part
+        for entry in next_expiry
+        for part in (entry if isinstance(entry, list | tuple) else [entry])
+    ]
     return ViewVersion(
         _text(sequence or "0"),
-        f"{float(next_expiry[1]):.0f}" if next_expiry else "",
+        f"{float(flat[1]):.0f}" if flat else "",
         _text(read_version or "0"),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http.response import HttpResponseBase
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
@@ -17,6 +18,7 @@ from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 
 from .. import lifecycle, reports, selectors, services
+from . import etags
 from . import serializers as s
 
 
@@ -37,13 +39,17 @@ class NotificationAPIView(APIView):
 
 class NotificationListView(NotificationAPIView):
     permission_classes = [IsAuthenticated, CanPublish]
+    etag_kind = "list"
 
     @extend_schema(
         parameters=[s.InboxQuery],
         responses=s.InboxPageOutput,
         summary="Notifications after a cursor, oldest first",
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
+        unchanged = etags.not_modified(request, self.etag_kind)
+        if unchanged is not None:
+            return unchanged
         query = s.InboxQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         page = selectors.inbox_page(
@@ -53,7 +59,8 @@ class NotificationListView(NotificationAPIView):
             limit=query.validated_data["limit"],
             include_read=query.validated_data["include_read"],
         )
-        return Response(s.InboxPageOutput(page).data)
+        response = Response(s.InboxPageOutput(page).data)
+        return etags.tagged(response, request, self.etag_kind, page.version)
 
     @extend_schema(
         request=s.PublishInput,
@@ -68,18 +75,24 @@ class NotificationListView(NotificationAPIView):
 
 
 class UnreadView(NotificationAPIView):
+    etag_kind = "unread"
+
     @extend_schema(
         parameters=[s.WarehouseQuery],
         responses=s.UnreadOutput,
         summary="Unread count and the latest unread summaries, newest first",
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
+        unchanged = etags.not_modified(request, self.etag_kind)
+        if unchanged is not None:
+            return unchanged
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         summary = selectors.unread_summary(
             user=request.user, warehouse_id=query.validated_data["warehouse"].pk
         )
-        return Response(s.UnreadOutput(summary).data)
+        response = Response(s.UnreadOutput(summary).data)
+        return etags.tagged(response, request, self.etag_kind, summary.version)
 
 
 class MarkReadView(NotificationAPIView):
