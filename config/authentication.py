@@ -32,7 +32,7 @@ class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
             return
         # Django's CSRF check accepts safe methods unseen; run it on a copy that says POST.
         # The copy has an empty form body, so the token can only come from the header.
-        probe = copy.copy(request._request)
+        probe: Any = copy.copy(request._request)
         probe.method = "POST"
         probe._post, probe._files = QueryDict(), MultiValueDict()
         probe.__dict__.pop("csrf_processing_done", None)
@@ -42,7 +42,7 @@ class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
 class CsrfOnEveryMethodSessionScheme(SessionScheme):
     """The OpenAPI description: the same session cookie as DRF's SessionAuthentication."""
 
-    target_class = CsrfOnEveryMethodSessionAuthentication
+    target_class = CsrfOnEveryMethodSessionAuthentication  # type: ignore[assignment]
     name = "cookieAuthWithCsrfOnReads"
 
 
@@ -63,4 +63,4 @@ class CachedTokenAuthentication(TokenAuthentication):
 class CachedTokenScheme(TokenScheme):
     """The OpenAPI description: the same `Authorization: Token <key>` header as DRF's."""
 
-    target_class = CachedTokenAuthentication
+    target_class = CachedTokenAuthentication  # type: ignore[assignment]

@@ -52,7 +52,7 @@ def _read_version() -> str:
     if value is None:  # a fresh (or emptied) Redis: any token will do, as long as it is new
         client.set(version_key(), uuid.uuid4().hex, nx=True)
         value = client.get(version_key())
-    return as_text(value)
+    return "" if value is None else as_text(value)
 
 
 class _Cache:

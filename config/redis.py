@@ -336,7 +336,7 @@ class Batch:
                 self._send(
                     client,
                     [calls[i] for i in missing],
-                    list({calls[i].script.source for i in missing if calls[i].script}),
+                    list({s.source for i in missing if (s := calls[i].script) is not None}),
                 ),
                 strict=True,
             ):

@@ -224,7 +224,7 @@ def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tu
     """Up to `limit` (slot, message type code) due for escalation, earliest first."""
     client = get_redis()
     slots = [
-        _text(s)
+        _text(s)  # type: ignore[arg-type]
         for s in client.zrangebyscore(
             keys.escalations(warehouse_id), "-inf", now_ms, start=0, num=limit
         )

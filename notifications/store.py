@@ -357,10 +357,10 @@ def expired_batch(
     """Up to `limit` expired notifications, oldest expiry first: (cursor, id, subscribers, how
     many users marked it read one by one) each; the last is work finishing it costs."""
     client = get_redis()
-    cursors = [
-        _text(c)
-        for c in client.zrangebyscore(keys.expiry(warehouse_id), "-inf", now_ms, start=0, num=limit)
-    ]
+    found: list[bytes] = client.zrangebyscore(  # type: ignore[assignment]
+        keys.expiry(warehouse_id), "-inf", now_ms, start=0, num=limit
+    )
+    cursors = [_text(c) for c in found]
     if not cursors:
         return []
     fetch = Batch()

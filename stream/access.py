@@ -8,7 +8,7 @@ Authentication is the REST API's: a session cookie (the browser) or `Authorizati
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -88,7 +88,7 @@ def identify(
         and Warehouse.objects.filter(pk=warehouse_id, is_active=True).exists()
     )
     # From the database (this runs in a worker thread that may not reach Redis): roles now.
-    return user, list(user.groups.values_list("id", flat=True)), active
+    return user, list(cast(Any, user).groups.values_list("id", flat=True)), active
 
 
 def usernames(user_ids: list[int]) -> dict[int, UserRef]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from typing import Any, cast
 
 from django.http import HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
@@ -47,7 +48,7 @@ def _query(kind: str, params: Mapping[str, str]) -> tuple[int, str] | None:
 
 
 def _etag(kind: str, request: Request, warehouse_id: int, rest: str, version: ViewVersion) -> str:
-    user = request.user
+    user: Any = request.user
     roles = ",".join(map(str, sorted(directory.role_ids(user))))
     text = "|".join(
         (
@@ -81,7 +82,10 @@ def not_modified(request: Request, kind: str) -> HttpResponseNotModified | None:
         return None  # the full path says why
     batch = Batch()
     store.view_version_commands(
-        batch, warehouse_id=warehouse_id, user_id=request.user.pk, now_ms=timestamps.now_ms()
+        batch,
+        warehouse_id=warehouse_id,
+        user_id=int(cast(Any, request.user).pk),
+        now_ms=timestamps.now_ms(),
     )
     version = store.version_from_replies(batch.execute())
     etag = _etag(kind, request, warehouse_id, rest, version)

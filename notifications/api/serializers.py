@@ -87,7 +87,7 @@ class PublishInput(serializers.Serializer):
     body = serializers.CharField(
         allow_blank=True, required=False, default="", trim_whitespace=False
     )
-    data = serializers.JSONField(required=False, default=dict)
+    data = serializers.JSONField(required=False, default=dict)  # type: ignore[assignment]
     ttl_seconds = serializers.IntegerField(required=False, allow_null=True, default=None)
     severity = serializers.ChoiceField(
         choices=[s.value for s in Severity],
@@ -112,7 +112,7 @@ class NotificationOutput(serializers.Serializer):
     warehouse = serializers.IntegerField(source="notification.warehouse")
     title = serializers.CharField(source="notification.title")
     body = serializers.CharField(source="notification.body")
-    data = serializers.JSONField(source="notification.data")
+    data = serializers.JSONField(source="notification.data")  # type: ignore[assignment]
     created_at = serializers.SerializerMethodField()
     expires_at = serializers.SerializerMethodField()
     read = serializers.BooleanField()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from django.contrib.auth.models import AbstractBaseUser
 from django.http.response import HttpResponseBase
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -20,6 +23,11 @@ from config.renderers import XMLRenderer
 from .. import lifecycle, reports, selectors, services
 from . import etags
 from . import serializers as s
+
+
+def signed_in(request: Request) -> AbstractBaseUser:
+    """The user of a request IsAuthenticated let through."""
+    return cast(AbstractBaseUser, request.user)
 
 
 class CanPublish(BasePermission):
@@ -53,7 +61,7 @@ class NotificationListView(NotificationAPIView):
         query = s.InboxQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         page = selectors.inbox_page(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=query.validated_data["warehouse"].pk,
             since=query.validated_data.get("since"),
             limit=query.validated_data["limit"],
@@ -89,7 +97,7 @@ class UnreadView(NotificationAPIView):
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         summary = selectors.unread_summary(
-            user=request.user, warehouse_id=query.validated_data["warehouse"].pk
+            user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
         )
         response = Response(s.UnreadOutput(summary).data)
         return etags.tagged(response, request, self.etag_kind, summary.version)
@@ -106,7 +114,7 @@ class MarkReadView(NotificationAPIView):
         payload.is_valid(raise_exception=True)
         ids = payload.validated_data.get("ids")
         result = services.mark_read(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=payload.validated_data["warehouse"].pk,
             ids=None if payload.validated_data["all"] else [str(i) for i in ids],
         )
@@ -128,7 +136,7 @@ class LifecycleView(NotificationAPIView):
         payload = s.LifecycleInput(data=request.data)
         payload.is_valid(raise_exception=True)
         item = self.change(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=payload.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
         )
@@ -183,7 +191,7 @@ class HistoryView(NotificationAPIView):
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         events = selectors.history(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=query.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
         )
