@@ -91,7 +91,8 @@ def probe(redis_server):
     wire.uninstall()
 
 
-def test_command_names_are_read_from_what_redis_py_sends(redis):
+def test_command_names_are_read_from_what_redis_py_sends(redis, redis_server):
+    # redis_server: packs commands with a plain connection (single Redis pass only).
     from benchmarks.probes import command_names
 
     pipe = redis.pipeline(transaction=True)
