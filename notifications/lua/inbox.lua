@@ -172,11 +172,23 @@ local function bump_read_open(class, level)
 end
 
 local reply = {0, 0, 0, 0, 0, 0, 0, 0}
-local function add(slot, cursor, raise)
+-- Items of the answer: their contents and states are read together at the end (two HMGETs).
+local page = {}
+local function add(slot, cursor, raise, known_unread)
+  page[#page + 1] = slot
   reply[#reply + 1] = cursor
-  reply[#reply + 1] = redis.call('HGET', KEYS[1], slot)
-  reply[#reply + 1] = read_by_me(slot, raise) and 1 or 0
-  reply[#reply + 1] = redis.call('HGET', KEYS[7], slot) or false
+  reply[#reply + 1] = false
+  reply[#reply + 1] = (not known_unread and read_by_me(slot, raise)) and 1 or 0
+  reply[#reply + 1] = false
+end
+local function fill_page()
+  if #page == 0 then return end
+  local contents = redis.call('HMGET', KEYS[1], unpack(page))
+  local states = redis.call('HMGET', KEYS[7], unpack(page))
+  for i = 1, #page do
+    reply[8 + 4 * (i - 1) + 2] = contents[i]
+    reply[8 + 4 * (i - 1) + 4] = states[i]
+  end
 end
 
 local function cursor_of(slot)
@@ -241,7 +253,8 @@ if op == 'read' then
   reply[2] = marked
 end
 
-local counts = unread_counts()
+-- After a mark all nothing open is raised after the watermark: nothing to count again.
+local counts = (op == 'read' and ARGV[4] == 'all') and {0, 0, 0} or unread_counts()
 reply[1] = counts[1] + counts[2] + counts[3]
 reply[3], reply[4], reply[5] = counts[1], counts[2], counts[3]
 reply[6], reply[7], reply[8] = etag_parts()
@@ -320,7 +333,7 @@ if op == 'list' then
       -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
       if not redis.call('ZSCORE', KEYS[8], a) and live(a)
           and (include_read or not marked_by_me(a)) then
-        add(a, a, a_n)
+        add(a, a, a_n, not include_read) -- unread only: checked just above
         emitted = emitted + 1
         next_since = a
       end
@@ -378,9 +391,10 @@ elseif op == 'latest' then
     looked = looked + 1
     local slot = string.match(best, '(%d+)$')
     if live(slot) and not marked_by_me(slot) then
-      add(slot, cursor_of(slot), tonumber(best_raise))
+      add(slot, cursor_of(slot), tonumber(best_raise), true)
       want = want - 1
     end
   end
 end
+fill_page()
 return reply
