@@ -1,16 +1,21 @@
-"""Session authentication that also checks CSRF on reads, for the few GETs that change state."""
+"""Session authentication that also checks CSRF on reads (for the few GETs that change state),
+and token authentication from a per-process cache."""
 
 from __future__ import annotations
 
 import copy
-from typing import cast
+from typing import Any, cast
 
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
-from drf_spectacular.authentication import SessionScheme
-from rest_framework.authentication import SessionAuthentication
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.authentication import SessionScheme, TokenScheme
+from rest_framework import exceptions
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
+
+from config import directory
 
 
 class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
@@ -27,7 +32,7 @@ class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
             return
         # Django's CSRF check accepts safe methods unseen; run it on a copy that says POST.
         # The copy has an empty form body, so the token can only come from the header.
-        probe = copy.copy(request._request)
+        probe: Any = copy.copy(request._request)
         probe.method = "POST"
         probe.__dict__.update(_post=QueryDict(), _files=MultiValueDict())
         probe.__dict__.pop("csrf_processing_done", None)
@@ -40,3 +45,23 @@ class CsrfOnEveryMethodSessionScheme(SessionScheme):
 
     target_class = "config.authentication.CsrfOnEveryMethodSessionAuthentication"
     name = "cookieAuthWithCsrfOnReads"
+
+
+class CachedTokenAuthentication(TokenAuthentication):
+    """DRF's token authentication, with the token and its user from config.directory's
+    per-process cache (exact: any change of users, roles or tokens is seen at the next
+    request), so a poll costs no database query."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        token = directory.token(key)
+        if token is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return token.user, token
+
+
+class CachedTokenScheme(TokenScheme):
+    """The OpenAPI description: the same `Authorization: Token <key>` header as DRF's."""
+
+    target_class = "config.authentication.CachedTokenAuthentication"

@@ -28,6 +28,7 @@ from redis.commands.core import Script
 from redis.exceptions import (
     AskError,
     MovedError,
+    NoScriptError,
     RedisClusterException,
     RedisError,
 )
@@ -242,6 +243,15 @@ class LuaScript:
 
 # --- Batches ---------------------------------------------------------------------------------
 
+# (node, script SHA) this process has loaded: Batch loads a script on a node once, in the same
+# pipeline as its first call there.
+_loaded: set[tuple[str, str]] = set()
+
+
+def _node_name(client: Redis) -> str:
+    kwargs = client.connection_pool.connection_kwargs
+    return f"{kwargs.get('host')}:{kwargs.get('port')}/{kwargs.get('db', 0)}"
+
 
 @dataclass(frozen=True)
 class _Call:
@@ -255,7 +265,11 @@ class _Call:
 
     def queue(self, pipe: Pipeline) -> None:
         if self.script is not None:
-            self.script.registered()(keys=list(self.keys), args=list(self.args), client=pipe)
+            # EVALSHA itself, not redis-py's Script on a pipeline: that one sends SCRIPT EXISTS
+            # for its scripts on every execute (a round trip more). A node that does not know
+            # the script answers NOSCRIPT; Batch loads it and sends the call again.
+            sha = self.script.registered().sha
+            pipe.execute_command("EVALSHA", sha, len(self.keys), *self.keys, *self.args)
         else:
             pipe.execute_command(*self.args)
 
@@ -317,14 +331,50 @@ class Batch:
         return replies
 
     def _run_pipeline(self, client: Redis, calls: Sequence[_Call], raise_on_error: bool) -> list:
+        node = _node_name(client)
+        # A script this process has not sent to the node yet is loaded in the same pipeline
+        # (SCRIPT LOAD is idempotent), so a call never meets NOSCRIPT in the normal course.
+        loads = {
+            id(call.script): call.script
+            for call in calls
+            if call.script is not None and (node, call.script.registered().sha) not in _loaded
+        }
+        replies = self._send(client, calls, [s.source for s in loads.values() if s])
+        _loaded.update((node, s.registered().sha) for s in loads.values() if s)
+        missing = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if missing:
+            # The node lost its scripts since (restarted, flushed, failed over): load them and
+            # send just those calls again (a NOSCRIPT call did not run; the others in the
+            # pipeline did, so those calls now run after them).
+            for i, reply in zip(
+                missing,
+                self._send(
+                    client,
+                    [calls[i] for i in missing],
+                    list({s.source for i in missing if (s := calls[i].script) is not None}),
+                ),
+                strict=True,
+            ):
+                replies[i] = reply
+        if raise_on_error:
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+        return replies
+
+    def _send(self, client: Redis, calls: Sequence[_Call], sources: Sequence[str] = ()) -> list:
         pipe = client.pipeline(transaction=False)
+        for source in sources:
+            pipe.execute_command("SCRIPT LOAD", source)
         for call in calls:
             call.queue(pipe)
         if self.wait_replicas:
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-        replies = pipe.execute(raise_on_error=raise_on_error)
+        replies = pipe.execute(raise_on_error=False)[len(sources) :]
         if self.wait_replicas:
             acknowledged = replies.pop()
+            if isinstance(acknowledged, Exception):
+                raise acknowledged
             if int(acknowledged) < self.wait_replicas:
                 raise NotReplicated(
                     f"{acknowledged} of {self.wait_replicas} replicas acknowledged the write "

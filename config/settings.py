@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.metrics.MetricsMiddleware",  # first: times everything below it
+    # Users, roles, tokens and warehouses are cached per process: read their version once.
+    "config.directory.DirectoryMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -250,7 +252,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_6
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's TokenAuthentication with the token and user cached per process (exactly:
+        # config.directory), so a poll costs no database query.
+        "config.authentication.CachedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
@@ -294,6 +298,12 @@ NOTIFICATION_LOOKBACK_SECONDS = env.int("NOTIFICATION_LOOKBACK_SECONDS", default
 NOTIFICATION_PAGE_MAX = 200
 NOTIFICATION_PAGE_DEFAULT = 50
 NOTIFICATION_SUMMARY_SIZE = 5
+# A poll looks at most this many entries beyond its page (read or expired ones it skips) in one
+# call; then `next_since` says how far it got and the next poll goes on from there.
+NOTIFICATION_POLL_SCAN_BEYOND_PAGE = env.int("NOTIFICATION_POLL_SCAN_BEYOND_PAGE", default=200)
+# "Mark all read" moves the user's watermark (O(1)); when it covers at most this many
+# notifications it also writes their read marks one by one, as marking always did.
+NOTIFICATION_MARK_ALL_ONE_BY_ONE = env.int("NOTIFICATION_MARK_ALL_ONE_BY_ONE", default=100)
 NOTIFICATION_MARK_READ_MAX_IDS = 500
 # The sweep fetches this many expired notifications at a time, and removes at most this many
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.

@@ -150,20 +150,43 @@ def chat_open_direct(*, user: User, other_id: int) -> Chat:
 # --- Messages -----------------------------------------------------------------------------------
 
 
-def message_send(*, user: AbstractBaseUser, chat_id: str, body: str) -> Message:
+def message_send(*, user: User, chat_id: str, body: str) -> Message:
     """Send to a chat the user is a member of; the message gets the chat's next id.
 
     The sender's own message counts as seen by them when they had seen everything before it.
     """
     require_chat_id(chat_id)
     validate_body(body)
-    sent = store.send(chat_id=chat_id, sender_id=user.pk, body=body, now_ms=timestamps.now_ms())
+    # One round trip: the send, the activity index and, when this process does not know the
+    # chat's members yet, nothing more; its next send in the chat moves them to the front of
+    # the sender's recent contacts in the same round trip (see _last_sent).
+    known = _last_sent.get(user.pk)
+    members = known[1] if known and known[0] == chat_id else None
+    keep = settings.CHAT_RECENT_CONTACTS
+    sent = store.send_and_index(
+        chat_id=chat_id,
+        sender_id=user.pk,
+        body=body,
+        now_ms=timestamps.now_ms(),
+        contacts=None if members is None else (_others(user, members)[:keep], keep),
+    )
     if sent is None:
+        _last_sent.pop(user.pk, None)
         raise ChatNotFound(chat_id)
     message, member_ids = sent
-    store.touch_activity(chat_id=chat_id, activity_ms=message.sent_ms)
-    _touch_contacts(user, member_ids)
+    if member_ids != members:
+        _touch_contacts(user, member_ids)  # new to this process, or the members changed
+    _last_sent[user.pk] = (chat_id, member_ids)
     return present_message(message, {user.pk: _me(user)})
+
+
+# Per process: the chat each user last sent to and its members then, so a run of sends into
+# one chat touches the sender's recent contacts in the send's own round trip.
+_last_sent: dict[int, tuple[str, tuple[int, ...]]] = {}
+
+
+def _others(user: User, member_ids: Iterable[int]) -> list[int]:
+    return [pk for pk in dict.fromkeys(member_ids) if pk != user.pk]
 
 
 def chat_mark_read(*, user: User, chat_id: str, up_to: int) -> int:
@@ -180,7 +203,7 @@ def chat_mark_read(*, user: User, chat_id: str, up_to: int) -> int:
     return outcome.unread
 
 
-def messages_fetch_pending(*, user: AbstractBaseUser) -> list[PendingMessages]:
+def messages_fetch_pending(*, user: User) -> list[PendingMessages]:
     """Every unseen message in all the user's chats (up to CHAT_PENDING_MAX_PER_CHAT per
     chat per call), marking them seen. Two Redis round trips however many chats."""
     entries = store.chat_ids_of(user.pk)

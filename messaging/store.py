@@ -190,6 +190,38 @@ def send(
     return _message(chat_id, raw), tuple(int(m) for m in member_ids)
 
 
+def send_and_index(
+    *,
+    chat_id: str,
+    sender_id: int,
+    body: str,
+    now_ms: int,
+    contacts: tuple[Sequence[int], int] | None = None,
+) -> tuple[StoredMessage, tuple[int, ...]] | None:
+    """`send`, the activity index and (when given: ids, how many to keep) the sender's recent
+    contacts in one Batch: one round trip on one Redis (one per node involved on a cluster).
+
+    The activity entry is only moved forward where the chat is indexed already (XX GT): a send
+    that fails (not a member) leaves no trace. The contacts are the caller's to get right: they
+    are touched whatever the send answers (the caller passes the members it knows).
+    """
+    batch = Batch()
+    batch.script(_send, keys=keys.chat_keys(chat_id), args=[sender_id, body, now_ms])
+    batch.command("ZADD", keys.activity(), "XX", "GT", now_ms, chat_id)
+    if contacts and contacts[0]:
+        ids, keep = contacts
+        batch.script(
+            _touch_contacts,
+            keys=[keys.contacts(sender_id)],
+            args=[keep, *reversed([int(c) for c in ids])],
+        )
+    result = batch.execute()[0]
+    if result is None:
+        return None
+    raw, member_ids = result
+    return _message(chat_id, raw), tuple(int(m) for m in member_ids)
+
+
 def add_member(
     *, chat_id: str, actor_id: int, user_id: int, now_ms: int, max_members: int
 ) -> AddMemberOutcome | None:

@@ -145,10 +145,23 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class ViewVersion:
+    """What a user's view of a warehouse depends on besides their roles: the warehouse's
+    sequence (every publish and change of status takes a cursor from it), the next expiry
+    time (the view changes when it passes) and the user's read version (their reads).
+    Equal versions and roles: the same answer (the API's ETag)."""
+
+    sequence: str = "0"
+    next_expiry: str = ""
+    read_version: str = "0"
+
+
+@dataclass(frozen=True)
 class InboxPage:
     items: list[InboxItem]
     unread_count: int
     next_since: int
+    version: ViewVersion = field(default_factory=ViewVersion)
 
 
 @dataclass(frozen=True)
@@ -156,6 +169,7 @@ class UnreadSummary:
     unread_count: int
     latest: list[InboxItem] = field(default_factory=list)
     by_severity: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Severity, 0))
+    version: ViewVersion = field(default_factory=ViewVersion)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ fan-out, poll, read and expiry scripts each touch a single Redis Cluster slot. S
 outlive deploys: tests/notifications/test_keys.py pins these exact strings.
 """
 
+import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -98,6 +100,56 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     if metric not in ("claim", "resolve"):
         raise ValueError(f"Unknown report metric {metric!r}.")
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
+
+
+# --- The read model: unread counts kept as things happen (README "The read model") ---------
+# A notification's "class" is the set of inboxes it is in (its route): every notification of a
+# class is seen by the same users, so counting per class counts each notification once however
+# many of a user's inboxes it reached, with the user's roles read at poll time.
+
+
+def classes(warehouse_id: int) -> str:
+    """Hash of route classes: "<class>" -> its inboxes ("u:1 r:2", sorted), "n:<class>" -> how
+    many notifications not yet swept are in it, "i:<inbox>" -> the classes the inbox is in."""
+    return f"{warehouse_prefix(warehouse_id)}:classes"
+
+
+def places(warehouse_id: int) -> str:
+    """Hash slot -> "<class>:<severity digit>:<raise cursor, 16 digits>": where a notification
+    counts. Its raise cursor is its slot, or the cursor of its latest re-raise."""
+    return f"{warehouse_prefix(warehouse_id)}:places"
+
+
+def open_index(warehouse_id: int) -> str:
+    """Sorted set (all scores 0, ordered by member): "<place>:<slot>" of every open notification
+    not yet swept, so ZLEXCOUNT counts a class's open ones of a severity raised after a cursor."""
+    return f"{warehouse_prefix(warehouse_id)}:open"
+
+
+def watermarks(warehouse_id: int) -> str:
+    """Hash user id -> the cursor of their last "mark all read" (everything raised up to it is
+    read for them); "v:<user id>" -> their read version (bumped by each of their reads)."""
+    return f"{warehouse_prefix(warehouse_id)}:watermarks"
+
+
+def markers(warehouse_id: int) -> str:
+    """Hash slot -> " <user id> <user id> ...": who marked it read one by one (since its last
+    re-raise), so a change of status can correct those users' counts."""
+    return f"{warehouse_prefix(warehouse_id)}:markers"
+
+
+def read_open(warehouse_id: int) -> str:
+    """Hash "<user id>:<class>:<severity digit>" -> how many open notifications of that class
+    and severity, raised after the user's watermark, the user marked read one by one;
+    "<user id>" -> the "<class>:<severity digit>" fields the user has (for mark all)."""
+    return f"{warehouse_prefix(warehouse_id)}:readopen"
+
+
+def route_class(subscribers: Iterable[str]) -> str:
+    """The class id of a route: the first 12 hex digits of the SHA-1 of its sorted inboxes
+    joined by spaces (lua/lifecycle.lua computes the same for an escalated route)."""
+    joined = " ".join(sorted(subscribers))
+    return hashlib.sha1(joined.encode(), usedforsecurity=False).hexdigest()[:12]
 
 
 # --- Events for open streams (SPEC section 8) ------------------------------------------------

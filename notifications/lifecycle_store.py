@@ -13,7 +13,13 @@ from config.redis import LuaScript, as_text, get_redis, texts
 
 from . import keys
 from .domain import Actor, Event, HistoryEntry, InboxItem
-from .store import item_from_reply, report_day, report_retention_ms, visible_inboxes
+from .store import (
+    item_from_reply,
+    read_model_keys,
+    report_day,
+    report_retention_ms,
+    visible_inboxes,
+)
 
 _lifecycle = LuaScript.beside(__file__, "lifecycle")
 
@@ -63,6 +69,7 @@ def _fixed_keys(warehouse_id: int, now_ms: int, actor_id: int | None) -> list[st
         # The system has no read marks; the key is declared (same slot) but never written.
         keys.read_marks(warehouse_id, actor_id or 0),
         keys.readers(warehouse_id),
+        *read_model_keys(warehouse_id),
     ]
 
 
@@ -128,42 +135,60 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str, now_ms: int) -
 
 
 def escalate(*, warehouse_id: int, slot: str, role_id: int | None, now_ms: int) -> Answer:
-    """Escalate one notification due in the escalations index (once: the script removes it)."""
+    """Escalate one notification due in the escalations index (once: the script removes it).
+
+    An escalated alert is unread again for everyone who sees it, so every reader's read marks
+    key is declared, as for a re-raise.
+    """
     subscriber = "" if role_id is None else f"r:{role_id}"
-    reply = _call(
+    inbox = [keys.inbox(warehouse_id, subscriber)] if subscriber else []
+    reply = _with_readers(
         "escalate",
         warehouse_id=warehouse_id,
         target=slot,
         now_ms=now_ms,
-        actor=None,
-        extra_keys=[keys.inbox(warehouse_id, subscriber)] if subscriber else [],
-        extra_args=[subscriber],
+        first_keys=inbox,
+        first_args=[subscriber],
     )
     return _answer(reply)
 
 
-def reraise(*, warehouse_id: int, notification_id: str, now_ms: int, attempts: int = 5) -> Answer:
-    """Raise an open (or claimed) alert again: occurrences + 1, unread again for everyone.
+def reraise(*, warehouse_id: int, notification_id: str, now_ms: int) -> Answer:
+    """Raise an open (or claimed) alert again: occurrences + 1, unread again for everyone."""
+    reply = _with_readers(
+        "reraise", warehouse_id=warehouse_id, target=notification_id, now_ms=now_ms
+    )
+    answer = _answer(reply)
+    if answer.changed:
+        return Answer(answer.outcome, answer.item, inboxes=int(reply[4]))
+    return answer
 
-    Every reader's read marks key must be declared, so the readers set is read first and the
-    script checks it is still the same (retrying with the current one when it is not).
-    """
+
+def _with_readers(
+    op: str,
+    *,
+    warehouse_id: int,
+    target: str,
+    now_ms: int,
+    first_keys: Sequence[str] = (),
+    first_args: Sequence[object] = (),
+    attempts: int = 5,
+) -> list:
+    """A system change that drops every reader's marks: the readers set is read first and the
+    script checks it is still the same (retrying with the current one when it is not)."""
     readers = texts(get_redis().smembers(keys.readers(warehouse_id)))
     for _ in range(attempts):
         reply = _call(
-            "reraise",
+            op,
             warehouse_id=warehouse_id,
-            target=notification_id,
+            target=target,
             now_ms=now_ms,
             actor=None,
-            extra_keys=[keys.read_marks(warehouse_id, int(r)) for r in readers],
-            extra_args=readers,
+            extra_keys=[*first_keys, *(keys.read_marks(warehouse_id, int(r)) for r in readers)],
+            extra_args=[*first_args, *readers],
         )
         if as_text(reply[0]) != "readers":
-            answer = _answer(reply)
-            if answer.changed:
-                return Answer(answer.outcome, answer.item, inboxes=int(reply[4]))
-            return answer
+            return reply
         readers = [as_text(m) for m in reply[1:]]
     raise StaleReaders(f"Readers of warehouse {warehouse_id} changed {attempts} times.")
 

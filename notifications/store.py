@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from config.errors import Unavailable
-from config.redis import LuaScript, get_redis
+from config.redis import Batch, LuaScript, get_redis
 from subscriptions import keys as subscription_keys
 from subscriptions.store import token_count
 
@@ -24,6 +24,7 @@ from .domain import (
     Notification,
     Severity,
     UnreadSummary,
+    ViewVersion,
 )
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
@@ -70,16 +71,22 @@ class _SubscriberCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}
+        self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...], str]] = {}
         self._lock = threading.Lock()
 
     def get(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
+        token, members, _ = self.entry(pair)
+        return token, members
+
+    def entry(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...], str]:
+        """Token, sorted members and their route class (keys.route_class), computed once."""
         with self._lock:
-            return self._entries.get(pair, ("", ()))
+            return self._entries.get(pair, ("", (), ""))
 
     def put(self, pair: tuple[int, int], token: str, members: Sequence[str]) -> None:
+        ordered = tuple(sorted(members))
         with self._lock:
-            self._entries[pair] = (token, tuple(sorted(members)))
+            self._entries[pair] = (token, ordered, keys.route_class(ordered))
 
 
 subscriber_cache = _SubscriberCache()
@@ -111,9 +118,12 @@ def deliver(
         keys.flags(warehouse_id),
         keys.escalations(warehouse_id),
         keys.report_counts(warehouse_id, report_day(notification.created_at_ms)),
+        keys.classes(warehouse_id),
+        keys.places(warehouse_id),
+        keys.open_index(warehouse_id),
     ]
     for _ in range(attempts):
-        token, subscribers = subscriber_cache.get(pair)
+        token, subscribers, route_class = subscriber_cache.entry(pair)
         reply = _publish(
             keys=[*fixed_keys, *(keys.inbox(warehouse_id, s) for s in subscribers)],
             args=[
@@ -126,6 +136,7 @@ def deliver(
                 "" if escalate_at_ms is None else escalate_at_ms,
                 notification.message_type,
                 report_retention_ms(),
+                route_class,
                 *subscribers,
             ],
         )
@@ -175,20 +186,82 @@ def report_retention_ms() -> int:
     return (int(settings.ALERT_REPORT_RETENTION_DAYS) + 1) * DAY_MS
 
 
+def read_model_keys(warehouse_id: int) -> list[str]:
+    """The per-warehouse keys of the read model (README "The read model"), in the order the
+    scripts declare them after their own."""
+    return [
+        keys.classes(warehouse_id),
+        keys.places(warehouse_id),
+        keys.open_index(warehouse_id),
+        keys.watermarks(warehouse_id),
+        keys.markers(warehouse_id),
+        keys.read_open(warehouse_id),
+    ]
+
+
+def view_keys(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:
+    """KEYS of lua/inbox.lua for one user."""
+    return [
+        keys.contents(warehouse_id),
+        keys.expiry(warehouse_id),
+        keys.read_marks(warehouse_id, user_id),
+        keys.ids(warehouse_id),
+        keys.readers(warehouse_id),
+        keys.flags(warehouse_id),
+        keys.states(warehouse_id),
+        keys.changes(warehouse_id),
+        keys.sequence(warehouse_id),
+        keys.classes(warehouse_id),
+        keys.places(warehouse_id),
+        keys.open_index(warehouse_id),
+        keys.watermarks(warehouse_id),
+        keys.markers(warehouse_id),
+        keys.read_open(warehouse_id),
+        *visible_inboxes(warehouse_id, user_id, role_ids),
+    ]
+
+
 def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
-    return _inbox(
-        keys=[
-            keys.contents(warehouse_id),
-            keys.expiry(warehouse_id),
-            keys.read_marks(warehouse_id, user_id),
-            keys.ids(warehouse_id),
-            keys.readers(warehouse_id),
-            keys.flags(warehouse_id),
-            keys.states(warehouse_id),
-            keys.changes(warehouse_id),
-            *visible_inboxes(warehouse_id, user_id, role_ids),
-        ],
-        args=args,
+    return _inbox(keys=view_keys(warehouse_id, user_id, role_ids), args=args)
+
+
+# lua/inbox.lua's reply: 8 figures, then 4 values per item.
+_HEAD = 8
+
+
+def _version(reply: list) -> ViewVersion:
+    return ViewVersion(_text(reply[5]), _text(reply[6]), _text(reply[7]))
+
+
+def view_version_commands(batch: Batch, *, warehouse_id: int, user_id: int, now_ms: int) -> None:
+    """Queue the reads of a ViewVersion (3 commands of the warehouse's slot) on `batch`;
+    `version_from_replies` turns their replies into one. The same figures as lua/inbox.lua's."""
+    batch.command("GET", keys.sequence(warehouse_id))
+    batch.command(
+        "ZRANGEBYSCORE",
+        keys.expiry(warehouse_id),
+        f"({now_ms}",
+        "+inf",
+        "WITHSCORES",
+        "LIMIT",
+        0,
+        1,
+    )
+    batch.command("HGET", keys.watermarks(warehouse_id), f"v:{user_id}")
+
+
+def version_from_replies(replies: Sequence[Any]) -> ViewVersion:
+    sequence, next_expiry, read_version = replies
+    # [member, score], or [[member, score]] where redis-py parses the pairs.
+    flat = [
+        part
+        for entry in next_expiry
+        for part in (entry if isinstance(entry, list | tuple) else [entry])
+    ]
+    return ViewVersion(
+        _text(sequence or "0"),
+        f"{float(flat[1]):.0f}" if flat else "",
+        _text(read_version or "0"),
     )
 
 
@@ -230,9 +303,22 @@ def list_inbox(
         warehouse_id,
         user_id,
         role_ids,
-        ["list", now_ms, user_id, since, limit, "1" if include_read else "0"],
+        [
+            "list",
+            now_ms,
+            user_id,
+            since,
+            limit,
+            "1" if include_read else "0",
+            settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
+        ],
     )
-    return InboxPage(items=_items(reply[5:]), unread_count=int(reply[0]), next_since=int(reply[1]))
+    return InboxPage(
+        items=_items(reply[_HEAD:]),
+        unread_count=int(reply[0]),
+        next_since=int(reply[1]),
+        version=_version(reply),
+    )
 
 
 def latest_unread(
@@ -240,7 +326,10 @@ def latest_unread(
 ) -> UnreadSummary:
     reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, count])
     return UnreadSummary(
-        unread_count=int(reply[0]), latest=_items(reply[5:]), by_severity=_by_severity(reply)
+        unread_count=int(reply[0]),
+        latest=_items(reply[_HEAD:]),
+        by_severity=_by_severity(reply),
+        version=_version(reply),
     )
 
 
@@ -253,7 +342,7 @@ def mark_read(
     now_ms: int,
 ) -> MarkReadResult:
     """Mark the given notification ids read for the user, or all of them when ids is None."""
-    which = ["all"] if ids is None else ["ids", *ids]
+    which = ["all", settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE] if ids is None else ["ids", *ids]
     args = ["read", now_ms, user_id, *which]
     reply = _view(warehouse_id, user_id, role_ids, args)
     return MarkReadResult(marked=int(reply[1]), unread_count=int(reply[0]))
@@ -264,21 +353,24 @@ def mark_read(
 
 def expired_batch(
     warehouse_id: int, *, now_ms: int, limit: int
-) -> list[tuple[str, str, list[str]]]:
-    """Up to `limit` expired notifications: (cursor, id, subscribers) each, oldest expiry first."""
+) -> list[tuple[str, str, list[str], int]]:
+    """Up to `limit` expired notifications, oldest expiry first: (cursor, id, subscribers, how
+    many users marked it read one by one) each; the last is work finishing it costs."""
     client = get_redis()
-    cursors = [
-        _text(c)
-        for c in client.zrangebyscore(keys.expiry(warehouse_id), "-inf", now_ms, start=0, num=limit)
-    ]
+    found: list[bytes] = client.zrangebyscore(  # type: ignore[assignment]
+        keys.expiry(warehouse_id), "-inf", now_ms, start=0, num=limit
+    )
+    cursors = [_text(c) for c in found]
     if not cursors:
         return []
+    fetch = Batch()
+    fetch.command("HMGET", keys.routes(warehouse_id), *cursors)
+    fetch.command("HMGET", keys.markers(warehouse_id), *cursors)
+    routes, markers = fetch.execute()
     batch = []
-    for cursor, route in zip(
-        cursors, client.hmget(keys.routes(warehouse_id), cursors), strict=True
-    ):
+    for cursor, route, readers in zip(cursors, routes, markers, strict=True):
         uuid, *subscribers = _text(route).split() if route else ("",)
-        batch.append((cursor, uuid, subscribers))
+        batch.append((cursor, uuid, subscribers, len(_text(readers).split()) if readers else 0))
     return batch
 
 
@@ -293,6 +385,7 @@ def remove_expired(
             keys.routes(warehouse_id),
             keys.expiry(warehouse_id),
             *lifecycle_keys(warehouse_id),
+            *read_model_keys(warehouse_id),
             *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals),
         ],
         args=[
@@ -310,18 +403,20 @@ def scan_readers(warehouse_id: int, *, cursor: int, count: int) -> tuple[int, li
     return int(next_cursor), [int(m) for m in members]
 
 
-def prune_read_marks(warehouse_id: int, *, user_ids: Sequence[int], now_ms: int) -> int:
+def prune_read_marks(
+    warehouse_id: int, *, user_ids: Sequence[int], now_ms: int, most: int
+) -> tuple[int, int]:
+    """Drop expired read marks of these users, at most `most` marks in this call.
+
+    Returns (marks removed, how many of the users, from the first, are done).
+    """
     if not user_ids:
-        return 0
-    return int(
-        _prune_read_marks(
-            keys=[
-                keys.readers(warehouse_id),
-                *(keys.read_marks(warehouse_id, u) for u in user_ids),
-            ],
-            args=[now_ms, *user_ids],
-        )
+        return 0, 0
+    removed, done = _prune_read_marks(
+        keys=[keys.readers(warehouse_id), *(keys.read_marks(warehouse_id, u) for u in user_ids)],
+        args=[now_ms, most, *user_ids],
     )
+    return int(removed), int(done)
 
 
 def _text(value: bytes | str) -> str:

@@ -292,9 +292,11 @@ class Hub:
                 notification_keys.contents(wh),
                 notification_keys.ids(wh),
                 notification_keys.states(wh),
+                notification_keys.watermarks(wh),
+                notification_keys.places(wh),
                 *(notification_keys.read_marks(wh, user) for user in users),
             ],
-            args=[event.notification_id, now],
+            args=[event.notification_id, now, *users],
         )
         if content is None:  # expired and swept
             return

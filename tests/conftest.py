@@ -9,6 +9,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, User
 from redis import Redis
 from redis.cluster import RedisCluster
+from redis.connection import AbstractConnection
 from rest_framework.test import APIClient
 
 from config import timestamps
@@ -183,3 +184,17 @@ def celery_eager() -> Iterator[None]:
         yield
     finally:
         app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def round_trips(monkeypatch):
+    """Counts the requests written to Redis (a pipeline is one) by the code under test."""
+    counter = {"n": 0}
+    original = AbstractConnection.send_packed_command
+
+    def counting(self, command, check_health=True):
+        counter["n"] += 1
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    return counter

@@ -7,12 +7,14 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.authentication import CsrfOnEveryMethodSessionAuthentication
+from config.authentication import (
+    CachedTokenAuthentication,
+    CsrfOnEveryMethodSessionAuthentication,
+)
 from config.fields import BoundedListField
 from config.users import signed_in
 from messaging import selectors, services
@@ -175,7 +177,7 @@ class PendingView(ChatAPIView):
     authentication it needs the CSRF header like a POST, so a cross-site link cannot trigger it.
     """
 
-    authentication_classes = [CsrfOnEveryMethodSessionAuthentication, TokenAuthentication]
+    authentication_classes = [CsrfOnEveryMethodSessionAuthentication, CachedTokenAuthentication]
 
     @extend_schema(
         request=None,

@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config import directory
 from config.fields import BoundedListField
 from config.timestamps import iso_ms
 from subscriptions.models import Warehouse
@@ -27,6 +28,20 @@ class WarehouseField(serializers.PrimaryKeyRelatedField):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(queryset=Warehouse.objects.filter(is_active=True), **kwargs)
+
+    def to_internal_value(self, data: object) -> Warehouse:
+        # The active warehouses come from config.directory's per-process cache (exact: every
+        # warehouse change invalidates it), so a poll does not query the database for it.
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        try:
+            pk = int(data)
+        except (TypeError, ValueError):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        found = directory.active_warehouse(pk) if 0 < pk < 2**63 else None
+        if found is None:
+            self.fail("does_not_exist", pk_value=data)
+        return found
 
 
 class WarehouseQuery(serializers.Serializer):
@@ -99,7 +114,7 @@ class NotificationOutput(serializers.Serializer):
     warehouse = serializers.IntegerField(source="notification.warehouse")
     title = serializers.CharField(source="notification.title")
     body = serializers.CharField(source="notification.body")
-    data = serializers.JSONField(source="notification.data")
+    data = serializers.JSONField(source="notification.data")  # type: ignore[assignment]
     created_at = serializers.SerializerMethodField()
     expires_at = serializers.SerializerMethodField()
     read = serializers.BooleanField()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http.response import HttpResponseBase
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
@@ -18,6 +19,7 @@ from config.renderers import XMLRenderer
 from config.users import signed_in
 
 from .. import lifecycle, reports, selectors, services
+from . import etags
 from . import serializers as s
 
 
@@ -38,23 +40,28 @@ class NotificationAPIView(APIView):
 
 class NotificationListView(NotificationAPIView):
     permission_classes = [IsAuthenticated, CanPublish]
+    etag_kind = "list"
 
     @extend_schema(
         parameters=[s.InboxQuery],
         responses=s.InboxPageOutput,
         summary="Notifications after a cursor, oldest first",
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
+        unchanged = etags.not_modified(request, self.etag_kind)
+        if unchanged is not None:
+            return unchanged
         query = s.InboxQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         page = selectors.inbox_page(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=query.validated_data["warehouse"].pk,
             since=query.validated_data.get("since"),
             limit=query.validated_data["limit"],
             include_read=query.validated_data["include_read"],
         )
-        return Response(s.InboxPageOutput(page).data)
+        response = Response(s.InboxPageOutput(page).data)
+        return etags.tagged(response, request, self.etag_kind, page.version)
 
     @extend_schema(
         request=s.PublishInput,
@@ -69,18 +76,24 @@ class NotificationListView(NotificationAPIView):
 
 
 class UnreadView(NotificationAPIView):
+    etag_kind = "unread"
+
     @extend_schema(
         parameters=[s.WarehouseQuery],
         responses=s.UnreadOutput,
         summary="Unread count and the latest unread summaries, newest first",
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
+        unchanged = etags.not_modified(request, self.etag_kind)
+        if unchanged is not None:
+            return unchanged
         query = s.WarehouseQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         summary = selectors.unread_summary(
-            user=request.user, warehouse_id=query.validated_data["warehouse"].pk
+            user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
         )
-        return Response(s.UnreadOutput(summary).data)
+        response = Response(s.UnreadOutput(summary).data)
+        return etags.tagged(response, request, self.etag_kind, summary.version)
 
 
 class MarkReadView(NotificationAPIView):
@@ -94,7 +107,7 @@ class MarkReadView(NotificationAPIView):
         payload.is_valid(raise_exception=True)
         ids = payload.validated_data.get("ids")
         result = services.mark_read(
-            user=request.user,
+            user=signed_in(request),
             warehouse_id=payload.validated_data["warehouse"].pk,
             ids=None if payload.validated_data["all"] else [str(i) for i in ids],
         )

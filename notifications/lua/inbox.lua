@@ -1,182 +1,400 @@
--- One user's view of one warehouse: list, latest unread, or mark read; one atomic call each.
+-- One user's view of one warehouse: a page, the newest unread, or mark read; one atomic call each.
 --
--- The user sees the union of their own inbox and their roles' inboxes; a notification that
--- reached them twice counts once. Expired notifications are skipped here even before the sweep
--- removes them. Read marks are per user, scored by the notification's expiry so the sweep can
--- drop them by score.
+-- The work grows with the page, not with what the user can see (README "The read model"):
+-- a page reads each inbox only after `since` and only as far as the page needs (merged here,
+-- a notification in two of the user's inboxes once), and the changes zset likewise; unread
+-- counts come from the open index (one ZLEXCOUNT per class and severity the user's inboxes are
+-- in) less what the user marked read one by one (readopen), less what expired and is not swept
+-- yet. "Mark all read" moves the user's watermark: everything raised up to it is read.
 --
--- Unread means: not read by me and still open (flags hash; see lua/lifecycle.lua). Inboxes hold
--- a notification's first cursor (its slot); a change of status gives it a new cursor in the
--- changes zset, and a list merges both, so a changed notification comes again after `since`,
--- with its new cursor and state, read or not.
+-- Unread means: not read by me and still open. Inboxes hold a notification's first cursor (its
+-- slot); a change of status gives it a new cursor in the changes zset, and a page merges both,
+-- so a changed notification comes again after `since`, with its new cursor and state, read or
+-- not. Expired notifications are skipped even before the sweep removes them.
 --
 -- KEYS[1] contents hash   KEYS[2] expiry zset   KEYS[3] the user's read marks zset
--- KEYS[4] ids hash        KEYS[5] readers set (user ids having read marks)
--- KEYS[6] flags hash      KEYS[7] states hash   KEYS[8] changes zset
--- KEYS[9..] the inboxes the user sees: their own, then one per role
+-- KEYS[4] ids hash        KEYS[5] readers set   KEYS[6] flags hash   KEYS[7] states hash
+-- KEYS[8] changes zset    KEYS[9] sequence      KEYS[10] classes hash   KEYS[11] places hash
+-- KEYS[12] open index zset   KEYS[13] watermarks hash   KEYS[14] markers hash
+-- KEYS[15] readopen hash
+-- KEYS[16..] the inboxes the user sees: their own, then one per role
 -- ARGV[1] operation: "list", "latest" or "read"
 -- ARGV[2] now, ms since the epoch   ARGV[3] user id
 -- list:   ARGV[4] since (exclusive cursor)  ARGV[5] limit  ARGV[6] "1" to include read ones
+--         ARGV[7] most entries to look at beyond the page (then next_since says how far it got)
 -- latest: ARGV[4] how many
--- read:   ARGV[4] "all" or "ids"  ARGV[5..] notification ids (UUIDs)
+-- read:   ARGV[4] "all": ARGV[5] most notifications also marked one by one (a small "all")
+--         ARGV[4] "ids": ARGV[5..] notification ids (UUIDs)
 -- Returns {unread count, next_since (list) | marked (read) | 0 (latest),
 --          unread info, unread warning, unread critical,
+--          sequence, next expiry (ms, "" when none), the user's read version,
 --          then for each item: cursor, content JSON, read flag (1/0), state JSON or false}
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
+local uid = ARGV[3]
+local FIRST_INBOX = 16
 
--- Cursors are decimal integers without leading zeros: comparing length, then text, orders them
--- numerically without converting every one of them to a number.
-local function before(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
+local function pad(n) return string.format('%016.0f', n) end
+local function text(n) return string.format('%.0f', n) end
 
--- Every cursor the user can see, once, oldest first. One non-empty inbox is already in order.
-local lists = {}
-for i = 9, #KEYS do
-  local members = redis.call('ZRANGE', KEYS[i], 0, -1)
-  if #members > 0 then lists[#lists + 1] = members end
-end
-local cursors, visible = {}, {}
-if #lists == 1 then
-  cursors = lists[1]
-  for _, c in ipairs(cursors) do visible[c] = true end
-else
-  for _, members in ipairs(lists) do
-    for _, c in ipairs(members) do
-      if not visible[c] then
-        visible[c] = true
-        cursors[#cursors + 1] = c
+-- Everything raised up to the watermark is read for the user.
+local watermark = tonumber(redis.call('HGET', KEYS[13], uid) or '0')
+
+-- The classes the user's inboxes are in (their own and their roles', read at poll time).
+local visible_classes, class_list = {}, {}
+do
+  local fields = {}
+  for i = FIRST_INBOX, #KEYS do
+    fields[#fields + 1] = 'i:' .. string.match(KEYS[i], '.*:inbox:(.*)$')
+  end
+  if #fields > 0 then
+    for _, list in ipairs(redis.call('HMGET', KEYS[10], unpack(fields))) do
+      if list then
+        for class in string.gmatch(list, '%S+') do
+          if not visible_classes[class] then
+            visible_classes[class] = true
+            class_list[#class_list + 1] = class
+          end
+        end
       end
     end
   end
-  table.sort(cursors, before)
 end
 
--- Expired but not yet swept: few, since the sweep runs every minute. Read marks of live
--- notifications: at most the visible ones. Both come back as small lookup tables.
-local expired, read = {}, {}
-for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do expired[c] = true end
-for _, c in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do read[c] = true end
--- The sweep removes a notification's inbox entries before its expiry index entry, so a
--- visible cursor is either in the expired range or live.
-local second = 0
+local function has_marker(list, user)
+  return list ~= false and list ~= nil and string.find(list .. ' ', ' ' .. user .. ' ', 1, true) ~= nil
+end
+
+-- class, severity digit, raise cursor of a slot (nil class: published before the read model).
+local function place_of(slot)
+  local place = redis.call('HGET', KEYS[11], slot)
+  if not place then return nil, 0, tonumber(slot) end
+  local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
+  return class, tonumber(level), tonumber(raise)
+end
+
+local function live(slot)
+  local expires = redis.call('ZSCORE', KEYS[2], slot)
+  return expires ~= false and tonumber(expires) > now
+end
+
+local function marked_by_me(slot)
+  local mark = redis.call('ZSCORE', KEYS[3], slot)
+  return mark ~= false and tonumber(mark) > now
+end
+
+local function read_by_me(slot, raise)
+  return raise <= watermark or marked_by_me(slot)
+end
+
+local function is_open(slot)
+  local flag = redis.call('HGET', KEYS[6], slot)
+  return not flag or string.byte(flag, 1) == 111 -- 'o'
+end
+
+local function visible(slot)
+  for i = FIRST_INBOX, #KEYS do
+    if redis.call('ZSCORE', KEYS[i], slot) then return true end
+  end
+  return false
+end
+
+-- Unread by severity: open ones raised after the watermark in the user's classes, less the
+-- user's one-by-one reads of such ones, less those expired and not swept yet. Also returns how
+-- many open ones were raised after the watermark (the candidates of a mark all).
+local function unread_counts()
+  local counts, candidates = {0, 0, 0}, 0
+  if #class_list == 0 then return counts, 0 end
+  local from = pad(watermark + 1)
+  local fields = {}
+  for _, class in ipairs(class_list) do
+    for level = 0, 2 do
+      local head = class .. ':' .. level
+      local n = redis.call('ZLEXCOUNT', KEYS[12], '[' .. head .. ':' .. from, '(' .. head .. ';')
+      counts[level + 1] = counts[level + 1] + n
+      candidates = candidates + n
+      fields[#fields + 1] = uid .. ':' .. head
+    end
+  end
+  local mine = redis.call('HMGET', KEYS[15], unpack(fields))
+  for i = 1, #fields do
+    if mine[i] then
+      local level = (i - 1) % 3 + 1
+      counts[level] = counts[level] - tonumber(mine[i])
+    end
+  end
+  -- Expired but not yet swept (the sweep runs every minute, so few): still in the open index.
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+  for first = 1, #gone, 1000 do
+    local last = math.min(first + 999, #gone)
+    local places = redis.call('HMGET', KEYS[11], unpack(gone, first, last))
+    local flags = redis.call('HMGET', KEYS[6], unpack(gone, first, last))
+    local marks = redis.call('HMGET', KEYS[14], unpack(gone, first, last))
+    for i = 1, last - first + 1 do
+      local place, flag = places[i], flags[i]
+      if place and (not flag or string.byte(flag, 1) == 111) then
+        local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
+        if visible_classes[class] and tonumber(raise) > watermark
+            and not has_marker(marks[i], uid) then
+          counts[tonumber(level) + 1] = counts[tonumber(level) + 1] - 1
+        end
+      end
+    end
+  end
+  return counts, candidates
+end
+
+local function etag_parts()
+  local next_expiry = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf', 'WITHSCORES',
+                                 'LIMIT', 0, 1)
+  return redis.call('GET', KEYS[9]) or '0',
+         next_expiry[2] and text(tonumber(next_expiry[2])) or '',
+         redis.call('HGET', KEYS[13], 'v:' .. uid) or '0'
+end
+
+local function add_marker(slot)
+  local list = redis.call('HGET', KEYS[14], slot)
+  if not has_marker(list, uid) then
+    redis.call('HSET', KEYS[14], slot, (list or '') .. ' ' .. uid)
+  end
+end
+
+-- The user's count of one-by-one reads of open ones in (class, level), and its index entry.
+local function bump_read_open(class, level)
+  local head = class .. ':' .. level
+  if redis.call('HINCRBY', KEYS[15], uid .. ':' .. head, 1) == 1 then
+    local index = redis.call('HGET', KEYS[15], uid) or ''
+    if not string.find(index .. ' ', ' ' .. head .. ' ', 1, true) then
+      redis.call('HSET', KEYS[15], uid, index .. ' ' .. head)
+    end
+  end
+end
+
+local reply = {0, 0, 0, 0, 0, 0, 0, 0}
+-- Items of the answer: their contents and states are read together at the end (two HMGETs).
+local page = {}
+local function add(slot, cursor, raise, known_unread)
+  page[#page + 1] = slot
+  reply[#reply + 1] = cursor
+  reply[#reply + 1] = false
+  reply[#reply + 1] = (not known_unread and read_by_me(slot, raise)) and 1 or 0
+  reply[#reply + 1] = false
+end
+local function fill_page()
+  if #page == 0 then return end
+  local contents = redis.call('HMGET', KEYS[1], unpack(page))
+  local states = redis.call('HMGET', KEYS[7], unpack(page))
+  for i = 1, #page do
+    reply[8 + 4 * (i - 1) + 2] = contents[i]
+    reply[8 + 4 * (i - 1) + 4] = states[i]
+  end
+end
+
+local function cursor_of(slot)
+  local changed = redis.call('ZSCORE', KEYS[8], slot)
+  return changed and text(tonumber(changed)) or slot
+end
+
 if op == 'read' then
-  local wanted = {}
+  local marked = 0
   if ARGV[4] == 'all' then
-    wanted = cursors
+    local counts, candidates = unread_counts()
+    marked = counts[1] + counts[2] + counts[3]
+    -- A small "all" is also written one by one (bounded by ARGV[5]), as marks always were.
+    if candidates <= tonumber(ARGV[5]) then
+      local from = pad(watermark + 1)
+      for _, class in ipairs(class_list) do
+        for level = 0, 2 do
+          local head = class .. ':' .. level
+          for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[12], '[' .. head .. ':' .. from,
+                                             '(' .. head .. ';')) do
+            local slot = string.match(member, '(%d+)$')
+            local expires = redis.call('ZSCORE', KEYS[2], slot)
+            if expires and tonumber(expires) > now and not marked_by_me(slot) then
+              redis.call('ZADD', KEYS[3], expires, slot)
+              add_marker(slot)
+              redis.call('SADD', KEYS[5], uid)
+            end
+          end
+        end
+      end
+    end
+    -- The watermark: O(1) however many there are. Counts of one-by-one reads start again.
+    redis.call('HSET', KEYS[13], uid, redis.call('GET', KEYS[9]) or '0')
+    watermark = tonumber(redis.call('HGET', KEYS[13], uid))
+    local index = redis.call('HGET', KEYS[15], uid)
+    if index then
+      for head in string.gmatch(index, '%S+') do redis.call('HDEL', KEYS[15], uid .. ':' .. head) end
+      redis.call('HDEL', KEYS[15], uid)
+    end
+    redis.call('HINCRBY', KEYS[13], 'v:' .. uid, 1)
   elseif #ARGV >= 5 then
     local ids = {}
-    for i = 5, #ARGV do
-      ids[#ids + 1] = ARGV[i]
-    end
-    for _, c in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
+    for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
+    for _, slot in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
       -- Ids that are not the user's (or unknown) are ignored, never an error.
-      if c and visible[c] then
-        wanted[#wanted + 1] = c
+      if slot and visible(slot) then
+        local expires = redis.call('ZSCORE', KEYS[2], slot)
+        local class, level, raise = place_of(slot)
+        if expires and tonumber(expires) > now and not read_by_me(slot, raise) then
+          redis.call('ZADD', KEYS[3], expires, slot)
+          add_marker(slot)
+          if class and is_open(slot) then bump_read_open(class, level) end
+          marked = marked + 1
+        end
       end
     end
-  end
-  for i, c in ipairs(wanted) do
-    if not expired[c] and not read[c] then
-      redis.call('ZADD', KEYS[3], redis.call('ZSCORE', KEYS[2], c), c)
-      read[c] = true
-      second = second + 1
+    if marked > 0 then
+      redis.call('SADD', KEYS[5], uid)
+      redis.call('HINCRBY', KEYS[13], 'v:' .. uid, 1)
     end
   end
-  if second > 0 then
-    redis.call('SADD', KEYS[5], ARGV[3])
-  end
+  reply[2] = marked
 end
 
--- Of the live ones not read by me, the open ones are unread; their flags also give the
--- severity ("o0": open info, ...: see keys.flags). Missing flags (published before the
--- lifecycle existed) mean open and info. unread[c] is the severity's index in `severities`.
-local unread, severities = {}, {0, 0, 0}
-local count = 0
-for first = 1, #cursors, 4000 do
-  local last = math.min(first + 3999, #cursors)
-  local flags = redis.call('HMGET', KEYS[6], unpack(cursors, first, last))
-  for i = first, last do
-    local c = cursors[i]
-    if not expired[c] and not read[c] then
-      local flag = flags[i - first + 1]
-      local level = 1
-      if flag then
-        level = string.byte(flag, 1) == 111 and string.byte(flag, 2) - 47 -- 'o': open; '0' -> 1
-      end
-      if level then
-        unread[c] = level
-        count = count + 1
-        severities[level] = severities[level] + 1
-      end
-    end
-  end
-end
-
-local reply = {count, 0, severities[1], severities[2], severities[3]}
-local function add(c, cursor)
-  reply[#reply + 1] = cursor
-  reply[#reply + 1] = redis.call('HGET', KEYS[1], c)
-  reply[#reply + 1] = read[c] and 1 or 0
-  reply[#reply + 1] = redis.call('HGET', KEYS[7], c) or false
-end
+-- After a mark all nothing open is raised after the watermark: nothing to count again.
+local counts = (op == 'read' and ARGV[4] == 'all') and {0, 0, 0} or unread_counts()
+reply[1] = counts[1] + counts[2] + counts[3]
+reply[3], reply[4], reply[5] = counts[1], counts[2], counts[3]
+reply[6], reply[7], reply[8] = etag_parts()
 
 if op == 'list' then
   local since, limit, include_read = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
-  -- Changed after `since` (their new cursor is above it), in the order of their new cursors:
-  -- each comes with its new state whether read or not, so clients replace their copy.
-  local changed, moved = {}, {}
-  local after = redis.call('ZRANGEBYSCORE', KEYS[8], '(' .. ARGV[4], '+inf', 'WITHSCORES')
-  for i = 1, #after, 2 do
-    local c = after[i]
-    moved[c] = true
-    if visible[c] and not expired[c] then
-      changed[#changed + 1] = {c, string.format('%.0f', tonumber(after[i + 1]))}
-    end
+  local budget = limit + tonumber(ARGV[7])
+  local chunk = limit + 1
+  -- Never changed ones come from the inboxes by slot; unread only: those up to the watermark
+  -- are read (a re-raised one has changed, so it comes through the changes zset).
+  local floor = since
+  if not include_read and watermark > floor then floor = watermark end
+
+  local boxes = {}
+  for i = FIRST_INBOX, #KEYS do
+    boxes[#boxes + 1] = {key = i, buf = {}, pos = 1, after = '(' .. text(floor), done = false}
   end
-  -- Unchanged ones after `since`, by their first cursor, merged with the changed ones; the
-  -- walk stops at `limit`.
-  local function plain_after(from)
-    for k = from, #cursors do
-      local c = cursors[k]
-      if not moved[c] and not expired[c] and (include_read or unread[c]) and tonumber(c) > since then
-        return k, c
+  local function head_of(box)
+    if box.pos > #box.buf then
+      if box.done then return nil end
+      box.buf = redis.call('ZRANGEBYSCORE', KEYS[box.key], box.after, '+inf', 'LIMIT', 0, chunk)
+      box.pos = 1
+      box.done = #box.buf < chunk
+      if #box.buf == 0 then return nil end
+      box.after = '(' .. box.buf[#box.buf]
+    end
+    return box.buf[box.pos]
+  end
+  -- The next slot of the merged inboxes (each once however many inboxes hold it).
+  local function next_plain()
+    local best, best_n
+    for _, box in ipairs(boxes) do
+      local h = head_of(box)
+      if h then
+        local n = tonumber(h)
+        if not best_n or n < best_n then best, best_n = h, n end
       end
     end
-    return #cursors + 1, nil
+    if not best then return nil end
+    for _, box in ipairs(boxes) do
+      if head_of(box) == best then box.pos = box.pos + 1 end
+    end
+    return best, best_n
   end
+
+  local changes = {buf = {}, pos = 1, after = '(' .. ARGV[4], done = false}
+  -- The next change after `since`: slot, new cursor (text), new cursor (number).
+  local function next_change()
+    if changes.pos > #changes.buf then
+      if changes.done then return nil end
+      changes.buf = redis.call('ZRANGEBYSCORE', KEYS[8], changes.after, '+inf', 'WITHSCORES',
+                               'LIMIT', 0, chunk)
+      changes.pos = 1
+      changes.done = #changes.buf < 2 * chunk
+      if #changes.buf == 0 then return nil end
+      changes.after = '(' .. text(tonumber(changes.buf[#changes.buf]))
+    end
+    local slot, score = changes.buf[changes.pos], tonumber(changes.buf[changes.pos + 1])
+    changes.pos = changes.pos + 2
+    return slot, text(score), score
+  end
+
   local next_since = ARGV[4]
-  local i, a = plain_after(1)
-  local j = 1
-  for _ = 1, limit do
-    local b = changed[j]
-    if a == nil and b == nil then break end
-    if b == nil or (a ~= nil and before(a, b[2])) then
-      add(a, a)
-      next_since = a
-      i, a = plain_after(i + 1)
+  local a, a_n = next_plain()
+  local b, b_cursor, b_n = next_change()
+  local emitted, looked, reached = 0, 0, nil
+  while emitted < limit and (a or b) do
+    if looked >= budget then
+      -- Looked far enough for one call: say how far, so the next call goes on from there.
+      next_since = reached
+      break
+    end
+    looked = looked + 1
+    if b == nil or (a ~= nil and a_n < b_n) then
+      reached = a
+      -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
+      if not redis.call('ZSCORE', KEYS[8], a) and live(a)
+          and (include_read or not marked_by_me(a)) then
+        add(a, a, a_n, not include_read) -- unread only: checked just above
+        emitted = emitted + 1
+        next_since = a
+      end
+      a, a_n = next_plain()
     else
-      add(b[1], b[2])
-      next_since = b[2]
-      j = j + 1
+      reached = b_cursor
+      -- Changed ones: shown read or not, so clients replace their copy.
+      if visible(b) and live(b) then
+        local _, _, raise = place_of(b)
+        add(b, b_cursor, raise)
+        emitted = emitted + 1
+        next_since = b_cursor
+      end
+      b, b_cursor, b_n = next_change()
     end
   end
   reply[2] = next_since
 elseif op == 'latest' then
+  -- Newest raised first: each (class, severity) of the open index, from the top down to the
+  -- watermark, merged; skipping the ones read one by one or expired.
   local want = tonumber(ARGV[4])
-  for i = #cursors, 1, -1 do
-    if want <= 0 then break end
-    local c = cursors[i]
-    if unread[c] then
-      local changed = redis.call('ZSCORE', KEYS[8], c)
-      add(c, changed and string.format('%.0f', tonumber(changed)) or c)
+  local chunk = want + 4
+  local from = pad(watermark + 1)
+  local lists = {}
+  for _, class in ipairs(class_list) do
+    for level = 0, 2 do
+      local head = class .. ':' .. level
+      lists[#lists + 1] = {buf = {}, pos = 1, top = '(' .. head .. ';', bottom = '[' .. head .. ':' .. from,
+                           done = false}
+    end
+  end
+  local function head_of(list)
+    if list.pos > #list.buf then
+      if list.done then return nil end
+      list.buf = redis.call('ZREVRANGEBYLEX', KEYS[12], list.top, list.bottom, 'LIMIT', 0, chunk)
+      list.pos = 1
+      list.done = #list.buf < chunk
+      if #list.buf == 0 then return nil end
+      list.top = '(' .. list.buf[#list.buf]
+    end
+    return list.buf[list.pos]
+  end
+  local looked = 0
+  while want > 0 and looked < 200 + 4 * tonumber(ARGV[4]) do
+    local best, best_raise, best_list
+    for _, list in ipairs(lists) do
+      local member = head_of(list)
+      if member then
+        local raise = string.match(member, ':(%d+):%d+$')
+        if not best_raise or raise > best_raise then best, best_raise, best_list = member, raise, list end
+      end
+    end
+    if not best then break end
+    best_list.pos = best_list.pos + 1
+    looked = looked + 1
+    local slot = string.match(best, '(%d+)$')
+    if live(slot) and not marked_by_me(slot) then
+      add(slot, cursor_of(slot), tonumber(best_raise), true)
       want = want - 1
     end
   end
-elseif op == 'read' then
-  reply[2] = second
 end
+fill_page()
 return reply

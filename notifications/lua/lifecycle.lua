@@ -14,8 +14,13 @@
 -- KEYS[10] escalations zset              KEYS[11] today's report counts hash
 -- KEYS[12] today's time-to-claim list    KEYS[13] today's time-to-resolve list
 -- KEYS[14] the acting user's read marks  KEYS[15] readers set
--- KEYS[16..] claim, release, resolve, history by a user: the inboxes the user sees
---            escalate: the escalation role's inbox (absent when the type has no role)
+-- KEYS[16] classes hash   KEYS[17] places hash   KEYS[18] open index zset
+-- KEYS[19] watermarks hash   KEYS[20] markers hash   KEYS[21] readopen hash
+--          (the read model: a change in or out of "open", of severity, of the inboxes it is in
+--          or of its raise cursor keeps every user's unread count exact; see lua/inbox.lua)
+-- KEYS[22..] claim, release, resolve, history by a user: the inboxes the user sees
+--            escalate: the escalation role's inbox (absent when the type has no role), then
+--                      the read marks of each user in ARGV[9..], same order
 --            reraise: the read marks of each user in ARGV[8..], same order
 -- ARGV[1] op: claim | release | resolve | escalate | reraise | history
 -- ARGV[2] now, ms since the epoch
@@ -23,6 +28,8 @@
 -- ARGV[4] acting user id ("" for the system)   ARGV[5] their username
 -- ARGV[6] report retention, ms                 ARGV[7] most samples kept per duration list
 -- escalate:  ARGV[8] the escalation role's subscriber id ("r:<id>", "" for none)
+--            ARGV[9..] the user ids the caller read from the readers set (their marks are
+--            dropped: an escalated alert is unread again for everyone, like a re-raised one)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
 -- warehouse's events channel (notifications.keys.events_channel) for open streams.
@@ -32,7 +39,8 @@
 --   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
 --   history: extra = the events after publishing, comma-separated JSON objects.
 --   reraise: extra = how many inboxes it is in (from its route).
---   reraise: {"readers", user id, ...} when the readers set differs from ARGV[8..]: retry.
+--   reraise, escalate: {"readers", user id, ...} when the readers set differs from the user
+--   ids given: retry with these.
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -45,13 +53,15 @@ if ARGV[4] ~= '' then
   actor = {id = tonumber(ARGV[4]), username = ARGV[5]}
 end
 
+local FIRST_EXTRA = 22
+
 local function live(slot)
   local expires = redis.call('ZSCORE', KEYS[5], slot)
   return expires ~= false and tonumber(expires) > now
 end
 
 local function visible(slot)
-  for i = 16, #KEYS do
+  for i = FIRST_EXTRA, #KEYS do
     if redis.call('ZSCORE', KEYS[i], slot) then return true end
   end
   return false
@@ -71,18 +81,124 @@ local function cursor_of(slot)
   return changed and string.format('%.0f', tonumber(changed)) or slot
 end
 
+local function parse_place(place)
+  return string.match(place, '^(.-):(%d):(%d+)$')
+end
+
 local function reply(code, slot, cursor, extra)
-  local read = redis.call('ZSCORE', KEYS[14], slot) and 1 or 0
+  local read = 0
+  if ARGV[4] ~= '' then
+    if redis.call('ZSCORE', KEYS[14], slot) then
+      read = 1
+    else
+      local place = redis.call('HGET', KEYS[17], slot)
+      local watermark = tonumber(redis.call('HGET', KEYS[19], ARGV[4]) or '0')
+      if place and tonumber(select(3, parse_place(place))) <= watermark then read = 1 end
+    end
+  end
   return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
           redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
 end
 
--- Writes the new state, gives the notification a new cursor and records the event.
-local function save(slot, state, event)
+-- --- The read model (see lua/inbox.lua) ---
+-- Each user who marked it read one by one, with a watermark below its raise cursor, has it in
+-- their readopen count of its (class, severity) while it is open.
+local function forget_read_open(user, head)
+  redis.call('HDEL', KEYS[21], user .. ':' .. head)
+  local index = string.gsub(' ' .. (redis.call('HGET', KEYS[21], user) or '') .. ' ',
+                            ' ' .. string.gsub(head, '%p', '%%%0') .. ' ', ' ')
+  index = string.match(index, '^%s*(.-)%s*$')
+  if index == '' then redis.call('HDEL', KEYS[21], user) else redis.call('HSET', KEYS[21], user, ' ' .. index) end
+end
+
+local function tally(slot, place, delta)
+  local markers = redis.call('HGET', KEYS[20], slot)
+  if not markers then return end
+  local class, level, raise = parse_place(place)
+  local head = class .. ':' .. level
+  for user in string.gmatch(markers, '%S+') do
+    if tonumber(raise) > tonumber(redis.call('HGET', KEYS[19], user) or '0') then
+      local field = user .. ':' .. head
+      local n = redis.call('HINCRBY', KEYS[21], field, delta)
+      if n <= 0 then
+        forget_read_open(user, head)
+      elseif n == 1 and delta == 1 then
+        local index = redis.call('HGET', KEYS[21], user) or ''
+        if not string.find(index .. ' ', ' ' .. head .. ' ', 1, true) then
+          redis.call('HSET', KEYS[21], user, index .. ' ' .. head)
+        end
+      end
+    end
+  end
+end
+
+local function enter_class(class, members)
+  if redis.call('HSETNX', KEYS[16], class, members) == 1 then
+    for member in string.gmatch(members, '%S+') do
+      local list = redis.call('HGET', KEYS[16], 'i:' .. member)
+      redis.call('HSET', KEYS[16], 'i:' .. member, (list and (list .. ' ') or '') .. class)
+    end
+  end
+  redis.call('HINCRBY', KEYS[16], 'n:' .. class, 1)
+end
+
+local function leave_class(class)
+  if redis.call('HINCRBY', KEYS[16], 'n:' .. class, -1) > 0 then return end
+  local members = redis.call('HGET', KEYS[16], class) or ''
+  for member in string.gmatch(members, '%S+') do
+    local field = 'i:' .. member
+    local list = string.gsub(' ' .. (redis.call('HGET', KEYS[16], field) or '') .. ' ',
+                             ' ' .. class .. ' ', ' ')
+    list = string.match(list, '^%s*(.-)%s*$')
+    if list == '' then redis.call('HDEL', KEYS[16], field) else redis.call('HSET', KEYS[16], field, list) end
+  end
+  redis.call('HDEL', KEYS[16], class, 'n:' .. class)
+end
+
+-- The class id of a set of inboxes: as notifications.keys.route_class computes it.
+local function class_of(members)
+  table.sort(members)
+  return string.sub(redis.sha1hex(table.concat(members, ' ')), 1, 12), table.concat(members, ' ')
+end
+
+-- Writes the new state, gives the notification a new cursor and records the event. `how`:
+-- class / members: the inboxes it is in now (escalation); raise: the raise cursor is the new one
+-- (escalation and re-raise: read only for those who marked it read one by one since it was
+-- raised; a "mark all read" before it no longer covers it); reraise: also every one-by-one read
+-- dropped (unread again for everyone).
+local function save(slot, state, event, how)
+  how = how or {}
   local last = tonumber(redis.call('GET', KEYS[1]) or '0')
   local cursor = string.format('%.0f', math.max(last + 1, now * 1024))
   redis.call('SET', KEYS[1], cursor)
   redis.call('ZADD', KEYS[8], cursor, slot)
+  -- The read model: out of the open index (and its readers' counts) with its old place, into
+  -- it with the new one, if open.
+  local old = redis.call('HGET', KEYS[17], slot)
+  local flag = redis.call('HGET', KEYS[6], slot)
+  if old and (not flag or string.byte(flag, 1) == 111) then
+    redis.call('ZREM', KEYS[18], old .. ':' .. slot)
+    tally(slot, old, -1)
+  end
+  if how.reraise then
+    for i = how.marks_from, #KEYS do redis.call('ZREM', KEYS[i], slot) end
+    redis.call('HDEL', KEYS[20], slot)
+  end
+  if old then
+    local class, _, raise = parse_place(old)
+    if how.class and how.class ~= class then
+      enter_class(how.class, how.members)
+      leave_class(class)
+      class = how.class
+    end
+    if how.raise then raise = string.format('%016.0f', tonumber(cursor)) end
+    local place = class .. ':' .. LEVEL[state.severity] .. ':' .. raise
+    redis.call('HSET', KEYS[17], slot, place)
+    if state.status == 'open' then
+      redis.call('ZADD', KEYS[18], 0, place .. ':' .. slot)
+      tally(slot, place, 1)
+    end
+  end
   redis.call('HSET', KEYS[7], slot, cjson.encode(state))
   redis.call('HSET', KEYS[6], slot, LETTER[state.status] .. LEVEL[state.severity])
   local entry = cjson.encode({event = event, at = now, by = actor})
@@ -93,6 +209,17 @@ local function save(slot, state, event)
   redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
              cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))
   return cursor
+end
+
+-- The acting user read it (claiming is reading): a mark, and their name among its markers.
+local function mark_read(slot)
+  redis.call('ZADD', KEYS[14], redis.call('ZSCORE', KEYS[5], slot), slot)
+  redis.call('SADD', KEYS[15], ARGV[4])
+  local markers = redis.call('HGET', KEYS[20], slot)
+  if not markers or not string.find(markers .. ' ', ' ' .. ARGV[4] .. ' ', 1, true) then
+    redis.call('HSET', KEYS[20], slot, (markers or '') .. ' ' .. ARGV[4])
+  end
+  redis.call('HINCRBY', KEYS[19], 'v:' .. ARGV[4], 1)
 end
 
 -- The manager's report: per-day counts, and samples of time to claim and to resolve.
@@ -111,24 +238,51 @@ local function content_of(slot)
   return cjson.decode(redis.call('HGET', KEYS[2], slot))
 end
 
+-- Every reader's read marks key must be declared to drop their marks: the caller read the
+-- readers set; when it has changed since, the answer asks to retry with the current one.
+local function stale_readers(first)
+  local readers = redis.call('SMEMBERS', KEYS[15])
+  local given = {}
+  for i = first, #ARGV do given[ARGV[i]] = true end
+  local stale = #readers ~= #ARGV - first + 1
+  for _, reader in ipairs(readers) do
+    if not given[reader] then stale = true end
+  end
+  if not stale then return nil end
+  local answer = {'readers'}
+  for _, reader in ipairs(readers) do answer[#answer + 1] = reader end
+  return answer
+end
+
 if op == 'escalate' then
   local slot = ARGV[3]
+  local stale = stale_readers(9)
+  if stale then return stale end
   -- Taking it out of the index first makes escalation happen once, whoever runs it.
   if redis.call('ZREM', KEYS[10], slot) == 0 or not live(slot) then return {'missing'} end
   local state = state_of(slot)
   if state.status ~= 'open' then return reply('same', slot) end
+  -- More urgent now, and in more inboxes: unread again for everyone who sees it.
+  local how = {raise = true, reraise = true, marks_from = FIRST_EXTRA}
   if ARGV[8] ~= '' then
-    redis.call('ZADD', KEYS[16], slot, slot)
+    how.marks_from = FIRST_EXTRA + 1
+    redis.call('ZADD', KEYS[FIRST_EXTRA], slot, slot)
     local route = redis.call('HGET', KEYS[4], slot) or ''
     -- The sweep removes what the route lists: the new inbox entry must be in it.
     if not string.find(route .. ' ', ' ' .. ARGV[8] .. ' ', 1, true) then
-      redis.call('HSET', KEYS[4], slot, route .. ' ' .. ARGV[8])
+      route = route .. ' ' .. ARGV[8]
+      redis.call('HSET', KEYS[4], slot, route)
+      -- It is in one more inbox: its class is that of the new set of inboxes.
+      local members = {}
+      for word in string.gmatch(route, '%S+') do members[#members + 1] = word end
+      table.remove(members, 1) -- the notification id
+      how.class, how.members = class_of(members)
     end
   end
   state.severity = SEVERITIES[math.min(LEVEL[state.severity] + 1, 2) + 1]
   state.escalated_at = now
   count(content_of(slot).message_type, 'escalated')
-  return reply('ok', slot, save(slot, state, 'escalated'))
+  return reply('ok', slot, save(slot, state, 'escalated', how))
 end
 
 local slot = redis.call('HGET', KEYS[3], ARGV[3])
@@ -146,10 +300,11 @@ if op == 'claim' then
   if state.status == 'claimed' and state.claimed_by.id ~= actor.id then
     return reply('taken', slot)
   end
-  -- Claiming is also reading it, for the claimer.
-  redis.call('ZADD', KEYS[14], redis.call('ZSCORE', KEYS[5], slot), slot)
-  redis.call('SADD', KEYS[15], ARGV[4])
-  if state.status == 'claimed' then return reply('same', slot) end
+  -- Claiming is also reading it, for the claimer (after the change: no longer open by then).
+  if state.status == 'claimed' then
+    mark_read(slot)
+    return reply('same', slot)
+  end
   state.status = 'claimed'
   state.claimed_by = actor
   state.claimed_at = now
@@ -159,7 +314,9 @@ if op == 'claim' then
     count(content.message_type, 'claimed')
     sample(KEYS[12], content.message_type, now - content.created_at_ms)
   end
-  return reply('ok', slot, save(slot, state, 'claimed'))
+  local cursor = save(slot, state, 'claimed')
+  mark_read(slot)
+  return reply('ok', slot, cursor)
 end
 
 if op == 'release' then
@@ -187,22 +344,12 @@ end
 if op == 'reraise' then
   if state.status == 'resolved' then return reply('resolved', slot) end
   -- Unread again for everyone: drop every reader's mark, which needs every reader's key.
-  local readers = redis.call('SMEMBERS', KEYS[15])
-  local given = {}
-  for i = 8, #ARGV do given[ARGV[i]] = true end
-  local stale = #readers ~= #ARGV - 7
-  for _, reader in ipairs(readers) do
-    if not given[reader] then stale = true end
-  end
-  if stale then
-    local answer = {'readers'}
-    for _, reader in ipairs(readers) do answer[#answer + 1] = reader end
-    return answer
-  end
-  for i = 16, #KEYS do redis.call('ZREM', KEYS[i], slot) end
+  local stale = stale_readers(8)
+  if stale then return stale end
   state.occurrences = (state.occurrences or 1) + 1
   local _, words = string.gsub(redis.call('HGET', KEYS[4], slot) or '', '%S+', '')
-  return reply('ok', slot, save(slot, state, 'reraised'), math.max(words - 1, 0))
+  return reply('ok', slot, save(slot, state, 'reraised',
+                                      {reraise = true, raise = true, marks_from = FIRST_EXTRA}), math.max(words - 1, 0))
 end
 
 return redis.error_reply('ERR unknown lifecycle operation ' .. tostring(op))

@@ -12,14 +12,17 @@
 -- KEYS[7]  expiry zset (cursor -> expires ms)
 -- KEYS[8]  flags hash   KEYS[9] escalations zset   KEYS[10] today's report counts hash
 --          (the alert lifecycle's keys: see lua/lifecycle.lua)
--- KEYS[11..] inbox of each subscriber in ARGV[10..], same order
+-- KEYS[11] classes hash   KEYS[12] places hash   KEYS[13] open index zset
+--          (the read model's keys: see lua/inbox.lua)
+-- KEYS[14..] inbox of each subscriber in ARGV[11..], same order
 -- ARGV[1]  token of the caller's subscriber list ("" when it has none cached)
 -- ARGV[2]  now, ms since the epoch          ARGV[3]  notification id (UUID)
 -- ARGV[4]  content JSON                     ARGV[5]  expires at, ms since the epoch
 -- ARGV[6]  severity digit (0 info, 1 warning, 2 critical)
 -- ARGV[7]  escalation due, ms ("" never)    ARGV[8]  message type code
 -- ARGV[9]  report retention, ms
--- ARGV[10..] subscriber ids ("u:<id>", "r:<id>")
+-- ARGV[10] the route's class id (notifications.keys.route_class of ARGV[11..])
+-- ARGV[11..] subscriber ids ("u:<id>", "r:<id>"), sorted
 -- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel (see the end).
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
@@ -37,21 +40,22 @@ if token ~= ARGV[1] then
   return reply
 end
 
-local inboxes = #KEYS - 10
-if inboxes == 0 then
+local FIRST_INBOX = 14
+if #KEYS < FIRST_INBOX then
   return {1, '0'}
 end
 
--- Redis does not roll back a script that fails half-way, so check every key this script writes
--- before the first write: either every inbox gets the notification or none does.
-local expected = {[4] = 'hash', [5] = 'hash', [6] = 'hash', [7] = 'zset', [8] = 'hash',
-                  [9] = 'zset', [10] = 'hash'}
-for i = 3, #KEYS do
+-- Redis does not roll back a script that fails half-way, so check the per-warehouse keys this
+-- script writes before the first write, and undo the inbox writes if one inbox is not a sorted
+-- set: either every inbox gets the notification or none does (without a TYPE per inbox).
+local expected = {[3] = 'string', [4] = 'hash', [5] = 'hash', [6] = 'hash', [7] = 'zset',
+                  [8] = 'hash', [9] = 'zset', [10] = 'hash', [11] = 'hash', [12] = 'hash',
+                  [13] = 'zset'}
+for i = 3, FIRST_INBOX - 1 do
   local kind = redis.call('TYPE', KEYS[i])['ok']
-  local want = expected[i] or (i == 3 and 'string') or 'zset'
-  if kind ~= 'none' and kind ~= want then
-    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' is a ' .. kind .. ', not a ' .. want
-                             .. '; nothing was delivered')
+  if kind ~= 'none' and kind ~= expected[i] then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' is a ' .. kind .. ', not a '
+                             .. expected[i] .. '; nothing was delivered')
   end
 end
 
@@ -62,8 +66,16 @@ local last = tonumber(redis.call('GET', KEYS[3]) or '0')
 local cursor = math.max(last + 1, tonumber(ARGV[2]) * 1024)
 local c = string.format('%.0f', cursor)
 
+for i = FIRST_INBOX, #KEYS do
+  local done = redis.pcall('ZADD', KEYS[i], c, c)
+  if type(done) == 'table' and done.err then
+    for j = FIRST_INBOX, i - 1 do redis.call('ZREM', KEYS[j], c) end
+    return redis.error_reply(done.err .. ' (' .. KEYS[i] .. '); nothing was delivered')
+  end
+end
+
 local subscribers = {}
-for i = 10, #ARGV do
+for i = 11, #ARGV do
   subscribers[#subscribers + 1] = ARGV[i]
 end
 
@@ -72,14 +84,24 @@ redis.call('HSET', KEYS[4], c, ARGV[4])
 redis.call('HSET', KEYS[5], ARGV[3], c)
 redis.call('HSET', KEYS[6], c, ARGV[3] .. ' ' .. table.concat(subscribers, ' '))
 redis.call('ZADD', KEYS[7], ARGV[5], c)
-for i = 11, #KEYS do
-  redis.call('ZADD', KEYS[i], c, c)
-end
 -- The alert lifecycle: open with its severity, due for escalation, counted for the report.
 redis.call('HSET', KEYS[8], c, 'o' .. ARGV[6])
 if ARGV[7] ~= '' then redis.call('ZADD', KEYS[9], ARGV[7], c) end
 redis.call('HINCRBY', KEYS[10], ARGV[8] .. '|published', 1)
 redis.call('PEXPIRE', KEYS[10], ARGV[9])
+-- The read model: its class (recorded once per new set of inboxes), its place, open.
+local class = ARGV[10]
+if redis.call('HSETNX', KEYS[11], class, table.concat(subscribers, ' ')) == 1 then
+  for _, subscriber in ipairs(subscribers) do
+    local field = 'i:' .. subscriber
+    local list = redis.call('HGET', KEYS[11], field)
+    redis.call('HSET', KEYS[11], field, (list and (list .. ' ') or '') .. class)
+  end
+end
+redis.call('HINCRBY', KEYS[11], 'n:' .. class, 1)
+local place = class .. ':' .. ARGV[6] .. ':' .. string.format('%016.0f', cursor)
+redis.call('HSET', KEYS[12], c, place)
+redis.call('ZADD', KEYS[13], 0, place .. ':' .. c)
 
 -- Tell open streams in the same script that delivers: no event without a delivery and no
 -- delivery without an event. Channel: notifications.keys.events_channel (the sequence key's

@@ -116,3 +116,19 @@ def test_a_batch_follows_a_slot_that_moved_to_another_master(redis):
         redis.get_redis_connection(target).delete(key)
         move_slot(source)
         redis.nodes_manager.initialize()
+
+
+def test_a_script_the_server_does_not_know_is_loaded_and_sent_again(redis, round_trips):
+    """No SCRIPT EXISTS before every pipeline: EVALSHA, and on NOSCRIPT load and resend."""
+    first = Batch()
+    first.script(set_and_echo, keys=["wms:{t}:a"], args=["w"])
+    assert first.execute() == [[b"wms:{t}:a", b"w"]]
+    redis.script_flush()  # e.g. a restarted server
+    batch = Batch()
+    batch.script(set_and_echo, keys=["wms:{t}:a"], args=["x"])
+    assert batch.execute() == [[b"wms:{t}:a", b"x"]]
+    round_trips["n"] = 0
+    again = Batch()
+    again.script(set_and_echo, keys=["wms:{t}:a"], args=["y"])
+    assert again.execute() == [[b"wms:{t}:a", b"y"]]
+    assert round_trips["n"] == 1

@@ -181,3 +181,18 @@ def test_last_message_preview_hidden_from_members_who_joined_after_it(alice, bob
     preview = selectors.chat_get(user=bob, chat_id=chat.id).last_message
     assert preview is not None
     assert preview.id == 1
+
+
+def test_a_run_of_sends_into_one_chat_is_one_round_trip_each(
+    alice, bob, carol, group, send, redis, round_trips
+):
+    chat, other = group(alice, bob), group(alice, carol)
+    send(alice, chat, "first")  # this process learns the chat's members
+    round_trips["n"] = 0
+    send(alice, chat, "second", "third")
+
+    assert round_trips["n"] == 2
+    assert [int(c) for c in redis.lrange(keys.contacts(alice.pk), 0, 1)] == [bob.pk, carol.pk]
+    send(alice, other, "elsewhere")  # another chat: its members come to the front
+    assert int(redis.lrange(keys.contacts(alice.pk), 0, 0)[0]) == carol.pk
+    assert redis.zscore(keys.activity(), chat.id) is not None

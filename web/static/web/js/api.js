@@ -42,6 +42,17 @@ function firstError(payload) {
   return "";
 }
 
+// The last answer of each GET URL with its ETag: a poll sends If-None-Match and, when nothing
+// changed for the user, the server answers 304 from one Redis read and this copy is used.
+const answers = new Map();
+const KEPT_ANSWERS = 50;
+
+function remember(key, etag, payload) {
+  answers.delete(key);
+  answers.set(key, { etag, payload });
+  if (answers.size > KEPT_ANSWERS) answers.delete(answers.keys().next().value);
+}
+
 export async function request(method, url, { params, body, timeoutMs = 15000 } = {}) {
   const target = new URL(url, window.location.origin);
   for (const [key, value] of Object.entries(params ?? {})) {
@@ -52,6 +63,9 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
     headers["Content-Type"] = "application/json";
     headers["X-CSRFToken"] = csrfToken();
   }
+  const key = target.toString();
+  const known = method === "GET" ? answers.get(key) : undefined;
+  if (known) headers["If-None-Match"] = known.etag;
   // A hung server must not hang the poll loop forever.
   const controller = new AbortController();
   const timer = window.setTimeout(() => controller.abort(), timeoutMs);
@@ -62,6 +76,8 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: "same-origin",
+      // The conditional request is ours: the browser's HTTP cache stays out of it.
+      cache: "no-store",
       signal: controller.signal,
     });
   } catch {
@@ -70,6 +86,7 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
     window.clearTimeout(timer);
   }
   if (response.status === 204) return null;
+  if (response.status === 304 && known) return known.payload;
   let payload = null;
   try {
     payload = await response.json();
@@ -81,6 +98,8 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
     throw new ApiError(response.status, firstError(payload),
                        Number.isFinite(retryAfter) ? retryAfter : null);
   }
+  const etag = response.headers.get("ETag");
+  if (method === "GET" && etag) remember(key, etag, payload);
   return payload;
 }
 
