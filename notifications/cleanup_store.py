@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from config.redis import Batch, scan_pages
+from config.redis import Batch, LuaScript, scan_pages
 from subscriptions.models import subscriber_id
 
 from . import keys
+
+_forget_reader = LuaScript.beside(__file__, "forget_reader")
 
 
 def scan_keys(pattern: str, count: int) -> Iterator[list[str]]:
@@ -25,7 +27,8 @@ def remove_keys(
     by_warehouse: Mapping[int, Sequence[str]], readers: Mapping[int, Sequence[int]] | None = None
 ) -> int:
     """UNLINK these keys, one call per warehouse, and take these user ids out of each
-    warehouse's readers set, in one round trip. Returns how many keys existed."""
+    warehouse's readers set and read model hashes, in one round trip. Returns how many keys
+    existed."""
     batch = Batch()
     unlinks = 0
     for names in by_warehouse.values():
@@ -36,12 +39,19 @@ def remove_keys(
     for warehouse_id, user_ids in (readers or {}).items():
         if user_ids:
             batch.command("SREM", keys.readers(warehouse_id), *user_ids)
+        for user_id in user_ids:
+            batch.script(
+                _forget_reader,
+                keys=[keys.watermarks(warehouse_id), keys.read_open(warehouse_id)],
+                args=[user_id],
+            )
     return sum(int(removed) for removed in batch.execute()[:unlinks])
 
 
 def forget_user(warehouse_ids: Sequence[int], user_id: int) -> int:
-    """Remove a user's own inbox and read marks (and readers entry) in these warehouses, in
-    one round trip; returns how many keys existed."""
+    """Remove a user's own inbox and read marks, their readers entry and their fields in the
+    read model's shared hashes (watermark, read counts) in these warehouses, in one round trip;
+    returns how many keys existed."""
     batch = Batch()
     own = subscriber_id(user_id=user_id)
     for warehouse_id in warehouse_ids:
@@ -49,4 +59,9 @@ def forget_user(warehouse_ids: Sequence[int], user_id: int) -> int:
             "UNLINK", keys.inbox(warehouse_id, own), keys.read_marks(warehouse_id, user_id)
         )
         batch.command("SREM", keys.readers(warehouse_id), user_id)
-    return sum(int(r) for r in batch.execute()[0::2])
+        batch.script(
+            _forget_reader,
+            keys=[keys.watermarks(warehouse_id), keys.read_open(warehouse_id)],
+            args=[user_id],
+        )
+    return sum(int(r) for r in batch.execute()[0::3])

@@ -111,6 +111,41 @@ def test_deleting_a_user_removes_their_inbox_read_marks_and_readers_entry(
     assert redis.exists(keys.read_marks(warehouse.pk, busy.pk))  # colleagues keep theirs
 
 
+def test_deleting_a_user_removes_their_fields_in_the_read_models_shared_hashes(
+    warehouse, busy, ulla, redis, celery_eager, django_capture_on_commit_callbacks
+):
+    # busy: rita marked one notification read (read counts); ulla marked all (a watermark).
+    def fields_of(user_id: int) -> set[bytes]:
+        mine = set()
+        for key in (keys.watermarks(warehouse.pk), keys.read_open(warehouse.pk)):
+            for field in redis.hkeys(key):
+                name = field.decode()
+                if name.removeprefix("v:").split(":")[0] == str(user_id):
+                    mine.add(field)
+        return mine
+
+    rita_id, ulla_id = busy.pk, ulla.pk
+    assert fields_of(rita_id)
+    assert fields_of(ulla_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        busy.delete()
+        ulla.delete()
+
+    assert fields_of(rita_id) == set()
+    assert fields_of(ulla_id) == set()
+
+
+def test_the_sweep_also_removes_a_deleted_users_read_model_fields(warehouse, busy, redis):
+    rita_id = busy.pk
+    busy.delete()  # no commit in this test: the delete hook never ran, the sweep must find it
+
+    cleanup.sweep_orphans()
+
+    for key in (keys.watermarks(warehouse.pk), keys.read_open(warehouse.pk)):
+        names = [f.decode().removeprefix("v:").split(":")[0] for f in redis.hkeys(key)]
+        assert str(rita_id) not in names
+
+
 def test_the_sweep_removes_what_deleted_users_roles_types_and_rules_left(
     warehouse, other_warehouse, busy, ulla, role, rep_notice, redis
 ):
