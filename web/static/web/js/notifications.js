@@ -26,6 +26,9 @@ export class NotificationCenter {
     this.summaries = [];
     this.inbox = [];
     this.stale = true; // summaries and inbox need fetching
+    // "<id>@<cursor>" of what was announced: a poll that was in flight when the stream
+    // delivered the same news must not announce it a second time.
+    this.announced = new Set();
 
     this.bell = byId("bell-button");
     this.badge = byId("unread-count");
@@ -105,7 +108,11 @@ export class NotificationCenter {
     const page = await get(this.url, { warehouse: warehouseId, since: cursor ?? undefined,
                                        limit: 200 });
     if (warehouseId !== this.warehouseId) return; // switched while the request ran
-    this.memory.setCursor(warehouseId, page.next_since);
+    // The stream may have moved the cursor past this answer while the request ran.
+    const latest = this.memory.cursor(warehouseId);
+    if (latest === null || page.next_since > latest) {
+      this.memory.setCursor(warehouseId, page.next_since);
+    }
     // Without a stored cursor the answer is the backlog of the last days, not news.
     if (cursor !== null && page.results.length > 0) this.#announce(page.results);
     if (this.stale || page.results.length > 0 || page.unread_count !== this.unreadCount) {
@@ -376,8 +383,10 @@ export class NotificationCenter {
 
   #announce(changed) {
     // Changes of status come back too; only what needs someone now is news.
-    const notes = changed.filter(isUnread);
+    const notes = changed.filter((n) => isUnread(n) && !this.announced.has(`${n.id}@${n.cursor}`));
     if (notes.length === 0) return;
+    for (const n of notes) this.announced.add(`${n.id}@${n.cursor}`);
+    if (this.announced.size > 1000) this.announced = new Set([...this.announced].slice(-500));
     this.desktop.show(notes, (id) => this.open(id));
     this.bell?.classList.remove("ring");
     void this.bell?.offsetWidth; // restart the animation
