@@ -16,21 +16,24 @@ from subscriptions.models import MessageType, Severity, Subscription, Warehouse
 DEMO_PASSWORD = "demo12345"
 
 WAREHOUSES = [("SH01", "Shanghai Pudong DC"), ("BJ02", "Beijing Shunyi DC")]
+# code, name (Chinese), name in English, ttl, description
 MESSAGE_TYPES = [
     (
         "REP_NOTICE",
-        "补货通知 Replenishment notice",
+        "补货通知",
+        "Replenishment notice",
         3 * 24 * 3600,
         "A bin's stock went negative after a pick wave: replenish it.",
     ),
-    ("QC_ALERT", "质检提醒 Quality check", 24 * 3600, "Goods are waiting for a quality check."),
-    ("SYS_NOTICE", "系统通知 System notice", 24 * 3600, "Announcements for everyone on site."),
+    ("QC_ALERT", "质检提醒", "Quality check", 24 * 3600, "Goods are waiting for a quality check."),
+    ("SYS_NOTICE", "系统通知", "System notice", 24 * 3600, "Announcements for everyone on site."),
 ]
 # A critical type that shows the alert lifecycle: the Replenishment role receives it, and one
 # nobody claimed or resolved within 2 minutes is escalated to the Supervisors.
 STOCK_OUT = (
     "STOCK_OUT",
-    "缺货告警 Stock-out alert",
+    "缺货告警",
+    "Stock-out alert",
     24 * 3600,
     "A bin is far below zero: pickers are waiting. Claim it, refill it, resolve it.",
 )
@@ -58,19 +61,31 @@ def load_demo_data() -> list[DemoLogin]:
         code: Warehouse.objects.get_or_create(code=code, defaults={"name": name})[0]
         for code, name in WAREHOUSES
     }
+    for code, name, name_en, *_ in [*MESSAGE_TYPES, STOCK_OUT]:
+        # Demo data of earlier versions had both languages in one name ("补货通知 Replenishment
+        # notice"): split it, so each page shows its own language.
+        MessageType.objects.filter(code=code, name=f"{name} {name_en}").update(
+            name=name, name_en=name_en
+        )
     types = {
         code: MessageType.objects.get_or_create(
             code=code,
-            defaults={"name": name, "default_ttl_seconds": ttl, "description": description},
+            defaults={
+                "name": name,
+                "name_en": name_en,
+                "default_ttl_seconds": ttl,
+                "description": description,
+            },
         )[0]
-        for code, name, ttl, description in MESSAGE_TYPES
+        for code, name, name_en, ttl, description in MESSAGE_TYPES
     }
     roles = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
-    code, name, ttl, description = STOCK_OUT
+    code, name, name_en, ttl, description = STOCK_OUT
     types[code] = MessageType.objects.get_or_create(
         code=code,
         defaults={
             "name": name,
+            "name_en": name_en,
             "default_ttl_seconds": ttl,
             "description": description,
             "default_severity": Severity.CRITICAL,

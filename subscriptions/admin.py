@@ -64,6 +64,7 @@ class MessageTypeAdmin(WithSubscriptionCount):
     list_display = [
         "code",
         "name",
+        "name_en",
         "default_ttl_seconds",
         "default_severity",
         "escalation",
@@ -71,11 +72,11 @@ class MessageTypeAdmin(WithSubscriptionCount):
         "subscriptions",
     ]
     list_filter = ["is_active", "default_severity"]
-    search_fields = ["code", "name", "description"]
+    search_fields = ["code", "name", "name_en", "description"]
     autocomplete_fields = ["escalation_role"]
     list_select_related = ["escalation_role"]
     fieldsets = [
-        (None, {"fields": ["code", "name", "description", "is_active"]}),
+        (None, {"fields": ["code", "name", "name_en", "description", "is_active"]}),
         ("Delivery", {"fields": ["default_ttl_seconds", "default_severity"]}),
         ("Escalation", {"fields": ["escalate_after_seconds", "escalation_role"]}),
     ]

@@ -45,7 +45,15 @@ class Severity(models.TextChoices):
 
 class MessageType(models.Model):
     code = models.CharField(max_length=32, unique=True, validators=[code_validator])
-    name = models.CharField(max_length=100)
+    name = models.CharField(
+        max_length=100, help_text="The name people read, e.g. 补货通知 (the Chinese page shows it)."
+    )
+    name_en = models.CharField(
+        "name in English",
+        max_length=100,
+        blank=True,
+        help_text="e.g. Replenishment notice: the English page shows it (empty: the name).",
+    )
     description = models.TextField(blank=True)
     default_ttl_seconds = models.PositiveIntegerField(
         default=24 * 3600,
@@ -86,6 +94,13 @@ class MessageType(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} - {self.name}"
+
+    def display_name(self, language: str | None) -> str:
+        """The name for a page in `language` (a Django language code): the English name on an
+        English page when there is one, else `name`."""
+        if (language or "").lower().startswith("en") and self.name_en:
+            return self.name_en
+        return self.name
 
 
 class Subscription(models.Model):
