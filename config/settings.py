@@ -453,6 +453,9 @@ METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # the API is failing (it backs off exponentially from the poll interval up to this).
 UI_POLL_INTERVAL_SECONDS = env.float("UI_POLL_INTERVAL_SECONDS", default=10.0)
 UI_POLL_MAX_BACKOFF_SECONDS = env.float("UI_POLL_MAX_BACKOFF_SECONDS", default=60.0)
+# The warehouse (code) the page opens on for someone who has not picked one yet, when they may
+# see it; empty: the first one they receive notifications in. `manage.py demo` sets SH01.
+UI_DEFAULT_WAREHOUSE = env("UI_DEFAULT_WAREHOUSE", default="")
 
 # --- Instant delivery (SPEC section 8): the event stream /api/v1/stream/ -------------------
 # A comment line at least this often keeps proxies and the browser from closing an idle stream.

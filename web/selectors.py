@@ -1,4 +1,5 @@
-"""Reads the warehouse page needs from the database: which warehouses a user may pick."""
+"""Reads the warehouse page needs from the database: which warehouses a user may pick, and
+what message types are called in the page's language."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from config.users import User
-from subscriptions.models import Subscription, Warehouse
+from subscriptions.models import MessageType, Subscription, Warehouse
 
 
 @dataclass(frozen=True)
@@ -37,3 +38,9 @@ def warehouse_choices_for(*, user: User) -> list[WarehouseChoice]:
         for wh in Warehouse.objects.filter(is_active=True).order_by("code")
     ]
     return sorted(choices, key=lambda choice: not choice.subscribed)  # stable: code order kept
+
+
+def message_type_names(*, language: str | None) -> dict[str, str]:
+    """Message type code -> its name in `language`, for every type (inactive ones too: their
+    notifications live on until they expire)."""
+    return {mt.code: mt.display_name(language) for mt in MessageType.objects.all()}

@@ -7,10 +7,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.generic import TemplateView
 
 from config.users import signed_in
-from web.selectors import warehouse_choices_for
+from web.selectors import message_type_names, warehouse_choices_for
 
 
 class WarehouseView(LoginRequiredMixin, TemplateView):
@@ -28,6 +29,12 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
         context["ui_config"] = {
             "user": {"id": user.pk, "username": user.get_username()},
             "warehouses": [choice.as_json() for choice in warehouses],
+            "defaultWarehouse": next(
+                (c.id for c in warehouses if c.code == settings.UI_DEFAULT_WAREHOUSE),
+                warehouses[0].id if warehouses else None,
+            ),
+            "messageTypes": message_type_names(language=get_language()),
+            "serviceWorker": reverse("service-worker"),
             "pollIntervalSeconds": settings.UI_POLL_INTERVAL_SECONDS,
             "maxBackoffSeconds": settings.UI_POLL_MAX_BACKOFF_SECONDS,
             "stream": settings.UI_STREAM,

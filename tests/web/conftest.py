@@ -99,12 +99,28 @@ class Screen:
 
 @pytest.fixture
 def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Screen]]:
-    """open_screen(user) -> a fresh browser context signed in as `user`, on the warehouse page."""
+    """open_screen(user) -> a fresh browser context signed in as `user`, on the warehouse page.
+
+    `size=(360, 640), mobile=True` emulates a handheld: a touch screen (tap, not click) and a
+    mobile viewport."""
     contexts = []
     screens: list[Screen] = []
 
-    def open_(user: User | None, *, path: str = "/", locale: str = "en-US") -> Screen:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale)
+    def open_(
+        user: User | None,
+        *,
+        path: str = "/",
+        locale: str = "en-US",
+        size: tuple[int, int] = (1280, 800),
+        mobile: bool = False,
+    ) -> Screen:
+        context = browser.new_context(
+            viewport={"width": size[0], "height": size[1]},
+            locale=locale,
+            is_mobile=mobile,
+            has_touch=mobile,
+            device_scale_factor=2 if mobile else 1,
+        )
         context.set_default_timeout(10_000)
         contexts.append(context)
         if user is not None:

@@ -77,6 +77,10 @@ def test_one_claims_and_the_colleagues_badge_drops(open_screen, crew, warehouse)
 
     theirs.get_by_role("button", name="Resolve", exact=True).click()
 
+    # Resolved ones leave the default view (SPEC 12) and are under their own filter.
+    for screen in (left, right):
+        expect(entry(screen.page, "Replenish A-01-03")).to_have_count(0)
+        screen.page.locator(".filters [data-filter=resolved]").click()
     expect(entry(left.page, "Replenish A-01-03")).to_contain_text("Resolved by bob")
     expect(entry(right.page, "Replenish A-01-03")).to_contain_text("Resolved by bob")
     expect(entry(left.page, "Replenish A-01-03").locator(".item-actions button")).to_have_count(0)

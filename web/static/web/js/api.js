@@ -6,11 +6,12 @@ export class ApiError extends Error {
    * status 0 means the request never got an answer (network down, server gone).
    * retryAfter is the server's Retry-After in seconds, when it sent one (503, 429).
    */
-  constructor(status, detail, retryAfter = null) {
+  constructor(status, detail, retryAfter = null, payload = null) {
     super(detail || `HTTP ${status}`);
     this.status = status;
     this.detail = detail;
     this.retryAfter = retryAfter;
+    this.payload = payload; // the JSON answer, e.g. a 409's "claimed_by"
   }
 
   /** Worth retrying on its own: no answer, throttled, or the server is having trouble. */
@@ -53,12 +54,14 @@ function remember(key, etag, payload) {
   if (answers.size > KEPT_ANSWERS) answers.delete(answers.keys().next().value);
 }
 
-export async function request(method, url, { params, body, timeoutMs = 15000 } = {}) {
+export async function request(method, url, {
+  params, body, headers: extra = {}, timeoutMs = 15000,
+} = {}) {
   const target = new URL(url, window.location.origin);
   for (const [key, value] of Object.entries(params ?? {})) {
     if (value !== undefined && value !== null) target.searchParams.set(key, String(value));
   }
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", ...extra };
   if (method !== "GET") {
     headers["Content-Type"] = "application/json";
     headers["X-CSRFToken"] = csrfToken();
@@ -96,7 +99,7 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
   if (!response.ok) {
     const retryAfter = Number.parseFloat(response.headers.get("Retry-After") ?? "");
     throw new ApiError(response.status, firstError(payload),
-                       Number.isFinite(retryAfter) ? retryAfter : null);
+                       Number.isFinite(retryAfter) ? retryAfter : null, payload);
   }
   const etag = response.headers.get("ETag");
   if (method === "GET" && etag) remember(key, etag, payload);
@@ -104,7 +107,20 @@ export async function request(method, url, { params, body, timeoutMs = 15000 } =
 }
 
 export const get = (url, params) => request("GET", url, { params });
-export const post = (url, body) => request("POST", url, { body });
+export const post = (url, body, headers) => request("POST", url, { body, headers });
+
+/**
+ * A fresh Idempotency-Key: a write sent again with the same key is answered, not done twice.
+ * crypto.randomUUID exists only on HTTPS (and localhost); getRandomValues everywhere.
+ */
+export function idempotencyKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** A message for people from a failed action: the server's own words when it gave some. */
 export function describeError(error) {

@@ -2,7 +2,7 @@
 // direct or group chat (recipients from the contact picker, contacts.js). Message text is only
 // ever set as text.
 
-import { describeError, get, post } from "./api.js";
+import { describeError, get, idempotencyKey, post } from "./api.js";
 import { ContactPicker } from "./contacts.js";
 import { byId, h, initial, replaceChildren, setBadge } from "./dom.js";
 import { format, timeElement } from "./i18n.js";
@@ -282,8 +282,15 @@ export class ChatPanel {
     this.messageError.hidden = true;
     const button = this.messageForm.querySelector("button[type=submit]");
     button.disabled = true;
+    // A retry of the same text into the same chat (its answer was lost) keeps its key, so the
+    // server can answer it instead of storing the message twice.
+    if (this.unsent?.chat !== id || this.unsent?.body !== body) {
+      this.unsent = { chat: id, body, key: idempotencyKey() };
+    }
     try {
-      const message = await post(`${this.url}${encodeURIComponent(id)}/messages/`, { body });
+      const message = await post(`${this.url}${encodeURIComponent(id)}/messages/`, { body },
+                                 { "Idempotency-Key": this.unsent.key });
+      this.unsent = null;
       this.#merge(id, [message]);
       this.messageInput.value = "";
       this.#growComposer();
@@ -336,7 +343,7 @@ export class ChatPanel {
         chat = await post(`${this.url}direct/`, { user: members[0] });
         if (message) {
           const sent = await post(`${this.url}${encodeURIComponent(chat.id)}/messages/`,
-                                  { body: message });
+                                  { body: message }, { "Idempotency-Key": idempotencyKey() });
           chat.last_message = sent;
           this.#merge(chat.id, [sent]);
         }

@@ -26,6 +26,7 @@ const notifications = new NotificationCenter({
   api: config.api,
   memory,
   warehouses: config.warehouses,
+  types: config.messageTypes,
   toasts,
   onCountChange: (count) => {
     unread.notifications = count;
@@ -68,6 +69,8 @@ const poller = new Poller({
   maxBackoffMs: config.maxBackoffSeconds * 1000,
   onHealth,
   tick: async () => {
+    // Actions that waited for the network go first, so the poll already shows their result.
+    await notifications.flushQueue();
     // Both halves run even when one fails, so a chat outage does not freeze the bell.
     const outcomes = await Promise.allSettled([notifications.poll(), chat.poll()]);
     const failed = outcomes.find((outcome) => outcome.status === "rejected");
@@ -107,16 +110,36 @@ function chooseWarehouse(id) {
   if (select) select.value = String(id);
 }
 
-// The remembered warehouse if it is still offered, else the first (subscribed ones come first).
+// The remembered warehouse if it is still offered, else the default (UI_DEFAULT_WAREHOUSE, or
+// the first: subscribed ones come first).
 const known = new Set(config.warehouses.map((w) => w.id));
 const remembered = memory.warehouse;
 if (config.warehouses.length) {
-  chooseWarehouse(known.has(remembered) ? remembered : config.warehouses[0].id);
+  chooseWarehouse(known.has(remembered) ? remembered : config.defaultWarehouse);
 }
 byId("warehouse-select")?.addEventListener("change", (event) => {
   chooseWarehouse(Number(event.target.value));
   poller.pollNow();
 });
+
+// The account menu (language, sign out) folds behind one button on a handheld.
+const accountButton = byId("account-button");
+const accountMenu = byId("account-menu");
+function toggleAccount(open = !accountMenu.classList.contains("is-open")) {
+  accountMenu.classList.toggle("is-open", open);
+  accountButton.setAttribute("aria-expanded", String(open));
+}
+accountButton?.addEventListener("click", () => toggleAccount());
+document.addEventListener("click", (event) => {
+  if (!event.target.closest(".account")) toggleAccount(false);
+});
+
+// The service worker keeps the page's shell for when the network is gone (HTTPS or localhost).
+if ("serviceWorker" in navigator && config.serviceWorker) {
+  navigator.serviceWorker.register(config.serviceWorker, { scope: "/" }).catch(() => {
+    // No offline shell then; everything else works the same.
+  });
+}
 
 window.setInterval(() => refreshTimes(), 30_000);
 poller.start();

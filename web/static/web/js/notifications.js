@@ -1,12 +1,33 @@
 // The bell, its panel of unread summaries, the inbox of the chosen warehouse, and the
 // dialog that shows one notification. Every piece of notification text is set as text.
 
-import { get, post, describeError } from "./api.js";
+import { get, post, describeError, idempotencyKey } from "./api.js";
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
 import {
   DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
 } from "./lifecycle.js";
+import { ActionQueue } from "./queue.js";
+
+// The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
+const FILTERS = {
+  all: (note) => note.status !== "resolved",
+  open: (note) => (note.status ?? "open") === "open",
+  mine: (note, me) => note.status === "claimed" && note.claimed_by?.id === me.id,
+  critical: (note) => note.severity === "critical" && note.status !== "resolved",
+  resolved: (note) => note.status === "resolved",
+};
+
+/** A notification as it will be once the actions still waiting for the network are sent. */
+function withQueued(note, queued, me) {
+  let view = note;
+  for (const item of queued) {
+    if (item.action === "claim") view = { ...view, status: "claimed", claimed_by: me, read: true };
+    if (item.action === "release") view = { ...view, status: "open", claimed_by: null };
+    if (item.action === "resolve") view = { ...view, status: "resolved", resolved_by: me };
+  }
+  return queued.length ? { ...view, queued: queued.map((item) => item.action) } : view;
+}
 
 // The inbox shows at most this many (newest); the API pages at most 200 at a time.
 const INBOX_SIZE = 200;
@@ -15,10 +36,11 @@ const INBOX_MAX_PAGES = 5;
 const SUMMARY_SIZE = 5;
 
 export class NotificationCenter {
-  constructor({ api, memory, warehouses, toasts, onCountChange }) {
+  constructor({ api, memory, warehouses, types = {}, toasts, onCountChange }) {
     this.url = api.notifications;
     this.memory = memory;
     this.warehouses = warehouses;
+    this.types = types; // message type code -> its name in the page's language
     this.toasts = toasts;
     this.onCountChange = onCountChange;
     this.warehouseId = null;
@@ -43,6 +65,15 @@ export class NotificationCenter {
     this.me = currentUser();
     this.dialogId = null; // the notification the dialog shows
     this.desktop = new DesktopAlerts(byId("desktop-alerts"));
+    this.filter = FILTERS[memory.filter] ? memory.filter : "all";
+    this.expanded = new Set(); // ids whose body is shown in full
+    this.queue = new ActionQueue({
+      userId: this.me.id,
+      send: (item) => post(`${this.url}${item.id}/${item.action}/`, { warehouse: item.warehouse },
+                           { "Idempotency-Key": item.key }),
+      onSettled: (item, note, error) => this.#settled(item, note, error),
+      onChange: () => this.#renderQueue(),
+    });
 
     this.#wire();
   }
@@ -53,6 +84,7 @@ export class NotificationCenter {
     // One listener per list: items carry their id in data-id, never a handler with data in it.
     for (const list of [this.unreadList, this.inboxList, byId("dialog-actions")]) {
       list?.addEventListener("click", (event) => {
+        if (event.target.closest("[data-expand]")) return;
         const action = event.target.closest("[data-action]");
         if (action) {
           this.act(action.dataset.action, action.dataset.id);
@@ -63,6 +95,14 @@ export class NotificationCenter {
       });
     }
     byId("dialog-history-toggle")?.addEventListener("click", () => this.toggleHistory());
+    this.inboxList?.addEventListener("click", (event) => {
+      const toggle = event.target.closest("[data-expand]");
+      if (toggle) this.#toggleBody(toggle.dataset.expand);
+    });
+    document.querySelector(".filters")?.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-filter]");
+      if (button) this.setFilter(button.dataset.filter);
+    });
     this.dialog?.querySelector(".dialog-close")?.addEventListener("click", () => this.dialog.close());
     this.dialog?.addEventListener("click", (event) => {
       if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
@@ -95,9 +135,44 @@ export class NotificationCenter {
     const warehouse = this.warehouses.find((w) => w.id === id);
     byId("inbox-warehouse-code").textContent = warehouse?.code ?? "";
     byId("inbox-title").textContent = warehouse?.name ?? "";
+    this.expanded.clear();
+    // News of the warehouse left behind is not news here.
+    this.toasts.clear({ except: id });
     this.#renderCount();
     this.#renderSummaries();
+    this.#renderFilters();
     this.#renderInbox(true);
+    this.#renderQueue();
+  }
+
+  /** Show one part of the list: all (not resolved), open, mine, critical, or resolved. */
+  setFilter(name) {
+    if (!FILTERS[name]) return;
+    this.filter = name;
+    this.memory.filter = name;
+    this.#renderFilters();
+    this.#renderInbox();
+  }
+
+  #renderFilters() {
+    document.querySelectorAll(".filters [data-filter]").forEach((button) => {
+      button.setAttribute("aria-pressed", String(button.dataset.filter === this.filter));
+    });
+  }
+
+  #toggleBody(id) {
+    if (this.expanded.has(id)) this.expanded.delete(id);
+    else this.expanded.add(id);
+    this.#renderInbox();
+  }
+
+  /** The name of a message type in the page's language (its code when unknown). */
+  typeName(code) {
+    return this.types[code] ?? code;
+  }
+
+  #view(note) {
+    return withQueued(note, this.queue.of(note.id), this.me);
   }
 
   /** One poll round: new notifications since the cursor, and what changed because of them. */
@@ -205,7 +280,8 @@ export class NotificationCenter {
         h("span", { className: "summary-title" }, note.title),
         h("span", { className: "summary-meta" },
           severityChip(note),
-          h("span", { className: "type-chip" }, note.message_type),
+          h("span", { className: "type-chip", title: note.message_type },
+            this.typeName(note.message_type)),
           timeElement(note.created_at, "summary-time")))));
     replaceChildren(this.unreadList, items);
     this.unreadEmpty.hidden = items.length > 0;
@@ -219,7 +295,30 @@ export class NotificationCenter {
 
   #renderInbox(loading = false) {
     if (!this.inboxList) return;
-    const items = this.inbox.map((note) => h("li", {
+    const keep = FILTERS[this.filter];
+    const shown = this.inbox.map((note) => this.#view(note)).filter((note) => keep(note, this.me));
+    const items = shown.map((note) => this.#card(note));
+    replaceChildren(this.inboxList, items);
+    this.inboxEmpty.hidden = loading || this.inbox.length > 0;
+    const filterEmpty = byId("filter-empty");
+    if (filterEmpty) filterEmpty.hidden = loading || this.inbox.length === 0 || items.length > 0;
+  }
+
+  /** One compact card: a row that opens it, then its body (tap to expand) and its buttons. */
+  #card(note) {
+    const expanded = this.expanded.has(note.id);
+    const body = note.body
+      ? h("button", {
+        type: "button",
+        className: expanded ? "inbox-item-body is-expanded" : "inbox-item-body",
+        "aria-expanded": String(expanded),
+        dataset: { expand: note.id },
+      }, note.body)
+      : h("span", { className: "inbox-item-body is-empty" });
+    const queued = note.queued
+      ? h("span", { className: "queued-flag" }, gettext("Waiting for the network"))
+      : null;
+    return h("li", {
       className: `inbox-entry sev-${note.severity} status-${note.status}`,
       dataset: { note: note.id },
     },
@@ -231,30 +330,46 @@ export class NotificationCenter {
       h("span", { className: "unread-dot", "aria-hidden": "true" }),
       h("span", { className: "inbox-main" },
         h("span", { className: "inbox-item-title" }, note.title),
-        h("span", { className: "inbox-item-body" }, note.body),
-        statusLine(note)),
-      h("span", { className: "inbox-side" },
-        severityChip(note),
-        h("span", { className: "type-chip" }, note.message_type),
-        timeElement(note.created_at, "inbox-time")),
+        h("span", { className: "inbox-meta-line" },
+          severityChip(note),
+          h("span", { className: "type-chip", title: note.message_type },
+            this.typeName(note.message_type)),
+          statusLine(note),
+          queued)),
+      timeElement(note.created_at, "inbox-time"),
       isUnread(note) ? h("span", { className: "visually-hidden" }, gettext("unread")) : null),
-      h("div", { className: "item-actions" }, actionButtons(note, this.me))));
-    replaceChildren(this.inboxList, items);
-    this.inboxEmpty.hidden = loading || items.length > 0;
+      h("div", { className: "item-foot" },
+        body,
+        h("div", { className: "item-actions" }, actionButtons(note, this.me))));
   }
 
   #find(id) {
     return this.summaries.find((n) => n.id === id) ?? this.inbox.find((n) => n.id === id);
   }
 
-  /** Claim, release or resolve one notification, then show its new state everywhere. */
+  /**
+   * Claim, release or resolve one notification, then show its new state everywhere. Without a
+   * network the action waits in the queue (same Idempotency-Key) and is sent when it is back.
+   */
   async act(action, id) {
+    const item = { action, id, warehouse: this.warehouseId, key: idempotencyKey() };
+    if (navigator.onLine === false || this.queue.items.length > 0) {
+      // Offline, or earlier actions still wait: this one goes after them, in order.
+      this.#enqueue(item);
+      return;
+    }
     try {
-      const note = await post(`${this.url}${id}/${action}/`, { warehouse: this.warehouseId });
+      const note = await post(`${this.url}${id}/${action}/`, { warehouse: item.warehouse },
+                              { "Idempotency-Key": item.key });
       this.#replace(note);
     } catch (error) {
+      if (error?.status === 0) {
+        // No answer: it may not have arrived. Sent again later with the same key.
+        this.#enqueue(item);
+        return;
+      }
       // 409 (someone else has it), 403 (not mine to release), 404 (gone): say so and refresh.
-      this.toasts.show(describeError(error), { tone: "warning" });
+      this.toasts.show(describeError(error), { tone: "warning", warehouse: item.warehouse });
     }
     this.stale = true;
     try {
@@ -262,6 +377,54 @@ export class NotificationCenter {
     } catch {
       // The poll loop shows the connection problem and retries.
     }
+  }
+
+  #enqueue(item) {
+    this.queue.add(item);
+    this.#renderInbox();
+    this.#refreshDialog();
+  }
+
+  /** Send the actions that waited for the network (before each poll, and when back online). */
+  async flushQueue() {
+    if (!this.queue.items.length) return;
+    await this.queue.flush();
+    this.stale = true;
+  }
+
+  /** What the user learns when a queued action finally got its answer. */
+  #settled(item, note, error) {
+    const here = item.warehouse === this.warehouseId;
+    if (note) {
+      if (here) this.#replace(note);
+      return;
+    }
+    const holder = error?.payload?.claimed_by?.username;
+    let text = describeError(error);
+    let tone = "warning";
+    if (item.action === "release" && (error?.status === 403 || error?.status === 409)) {
+      // The release did what it was for: it is not mine any more. Someone took it, or
+      // resolved it, since (or the first send arrived and only its answer was lost).
+      tone = "info";
+      text = holder
+        ? format(gettext("Released. %(name)s has claimed it since."), { name: holder })
+        : gettext("Released. It has been resolved since.");
+    }
+    this.toasts.show(text, { tone, warehouse: item.warehouse });
+    if (here) this.#renderInbox();
+  }
+
+  #renderQueue() {
+    const waiting = this.queue.items.length;
+    const line = byId("queued-actions");
+    if (line) {
+      line.hidden = waiting === 0;
+      line.textContent = format(ngettext("%(count)s action waits for the network",
+                                         "%(count)s actions wait for the network", waiting),
+                                { count: waiting });
+    }
+    this.#renderInbox();
+    this.#refreshDialog();
   }
 
   #replace(note) {
@@ -344,7 +507,7 @@ export class NotificationCenter {
   #refreshDialog() {
     if (!this.dialog?.open || this.dialogId === null) return;
     const note = this.#find(this.dialogId);
-    if (note) this.#renderLifecycle(note);
+    if (note) this.#renderLifecycle(this.#view(note));
   }
 
   #renderLifecycle(note) {
@@ -362,8 +525,8 @@ export class NotificationCenter {
       byId("dialog-history-toggle").setAttribute("aria-expanded", "false");
     }
     this.dialogId = note.id;
-    this.#renderLifecycle(note);
-    byId("dialog-type").textContent = note.message_type;
+    this.#renderLifecycle(this.#view(note));
+    byId("dialog-type").textContent = this.typeName(note.message_type);
     byId("dialog-title").textContent = note.title;
     const time = byId("dialog-time");
     time.dateTime = note.created_at;
@@ -396,6 +559,6 @@ export class NotificationCenter {
       ? format(gettext("New: %(title)s"), { title: newest.title })
       : format(ngettext("%(count)s new notification", "%(count)s new notifications",
                         notes.length), { count: notes.length });
-    this.toasts.show(text, { action: () => this.open(newest.id) });
+    this.toasts.show(text, { action: () => this.open(newest.id), warehouse: this.warehouseId });
   }
 }

@@ -32,6 +32,15 @@ export class Memory {
     this.#set("warehouse", id);
   }
 
+  /** The list's filter last chosen (all, open, mine, critical, resolved). */
+  get filter() {
+    return this.#get("filter");
+  }
+
+  set filter(name) {
+    this.#set("filter", name);
+  }
+
   cursor(warehouseId) {
     const value = Number.parseInt(this.#get(`cursor:${warehouseId}`) ?? "", 10);
     return Number.isFinite(value) ? value : null;

@@ -1,20 +1,26 @@
-// Small, quiet messages in the corner that go away by themselves.
+// Small, quiet messages that go away by themselves. They live in the header's status line,
+// which has a height of its own: a message never covers the list or its buttons, and never
+// pushes them around under a finger. The newest one is shown; it replaces the one before.
 
 import { h } from "./dom.js";
 
 export class Toasts {
-  constructor(container, { lifetimeMs = 6000, max = 3 } = {}) {
+  constructor(container, { lifetimeMs = 6000, max = 1 } = {}) {
     this.container = container;
     this.lifetimeMs = lifetimeMs;
     this.max = max;
   }
 
-  /** Show `text` (as text); `action` makes the toast a button that runs it. */
-  show(text, { tone = "info", action = null } = {}) {
+  /**
+   * Show `text` (as text); `action` makes the toast a button that runs it. `warehouse` ties it
+   * to the warehouse it is news of, so switching to another warehouse takes it away.
+   */
+  show(text, { tone = "info", action = null, warehouse = null } = {}) {
     const body = action
-      ? h("button", { type: "button", className: "toast-body" }, text)
-      : h("span", { className: "toast-body" }, text);
-    const toast = h("div", { className: `toast toast-${tone}` }, body);
+      ? h("button", { type: "button", className: "toast-body", title: text }, text)
+      : h("span", { className: "toast-body", title: text }, text);
+    const toast = h("div", { className: `toast toast-${tone}`, role: "status" }, body);
+    if (warehouse !== null) toast.dataset.warehouse = String(warehouse);
     if (action) {
       body.addEventListener("click", () => {
         toast.remove();
@@ -26,5 +32,13 @@ export class Toasts {
     window.setTimeout(() => toast.classList.add("leaving"), this.lifetimeMs);
     window.setTimeout(() => toast.remove(), this.lifetimeMs + 400);
     return toast;
+  }
+
+  /** Take away the toasts of other warehouses than `except` (all tied ones when null). */
+  clear({ except = null } = {}) {
+    for (const toast of [...this.container.children]) {
+      const of = toast.dataset.warehouse;
+      if (of !== undefined && of !== String(except)) toast.remove();
+    }
   }
 }

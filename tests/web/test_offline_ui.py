@@ -1,0 +1,212 @@
+"""The installable, offline-tolerant page (SPEC 12) in Chromium with mobile emulation: the
+service worker keeps the shell, and claims, releases and resolves made offline are sent once,
+with their Idempotency-Key, when the network is back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from playwright.sync_api import Page, Request, Route, expect
+
+from notifications import lifecycle, selectors
+from notifications.services import publish
+from subscriptions.models import MessageType, Subscription, Warehouse
+
+pytestmark = pytest.mark.browser
+
+HANDHELD: dict[str, Any] = {"size": (360, 640), "mobile": True}
+KEY = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+@pytest.fixture
+def crew(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType) -> list[User]:
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return [make_user("alice", role), make_user("bob", role)]
+
+
+def notify(warehouse: Warehouse, title: str) -> str:
+    result = publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, body="Stock -4")
+    assert result.recipients >= 1
+    return result.id
+
+
+def events(user: User, warehouse: Warehouse, note_id: str) -> list[tuple[str, str | None]]:
+    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
+    assert found is not None
+    return [(e.event, e.by.username if e.by else None) for e in found]
+
+
+LIFECYCLE_URL = re.compile(r"/api/v1/notifications/[^/]+/(claim|release|resolve)/$")
+
+
+def lifecycle_posts(page: Page, event: str = "request") -> list[Request]:
+    """Every claim/release/resolve request the page sends ("request"), or of those every one
+    that got an answer ("requestfinished")."""
+    sent: list[Request] = []
+    page.on(event, lambda r: sent.append(r) if LIFECYCLE_URL.search(r.url) else None)
+    return sent
+
+
+def card(page: Page, title: str):
+    return page.locator("#inbox-list .inbox-entry", has_text=title)
+
+
+def test_a_claim_made_offline_is_sent_once_when_back_online(open_screen, crew, warehouse):
+    alice, _ = crew
+    note_id = notify(warehouse, "Replenish A-01-03")
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    sent = lifecycle_posts(page)
+    answered = lifecycle_posts(page, "requestfinished")
+    item = card(page, "Replenish A-01-03")
+    expect(item.get_by_role("button", name="Claim", exact=True)).to_be_visible()
+
+    page.context.set_offline(True)
+    item.get_by_role("button", name="Claim", exact=True).tap()
+
+    expect(item).to_contain_text("Waiting for the network")
+    expect(item).to_contain_text("Claimed by alice")  # as it will be
+    expect(page.locator("#queued-actions")).to_have_text("1 action waits for the network")
+    expect(page.locator("#connection-status")).to_be_visible()
+    screen.shot("50-offline-claim-queued")
+    assert events(alice, warehouse, note_id) == [("published", None)]
+    assert answered == []
+
+    page.context.set_offline(False)
+
+    expect(page.locator("#queued-actions")).to_be_hidden()
+    expect(item).not_to_contain_text("Waiting for the network")
+    expect(item).to_contain_text("Claimed by alice")
+    expect(page.locator("#connection-status")).to_be_hidden()
+    assert events(alice, warehouse, note_id) == [("published", None), ("claimed", "alice")]
+    assert len(answered) == 1
+    # Every try (one may have failed on the dead network) carried the action's one key.
+    assert {r.headers["idempotency-key"] for r in sent} == {answered[0].headers["idempotency-key"]}
+    assert KEY.match(answered[0].headers["idempotency-key"])
+
+
+def test_queued_actions_survive_a_reload_and_go_in_order(open_screen, crew, warehouse):
+    alice, _ = crew
+    note_id = notify(warehouse, "Replenish B-02-01")
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    item = card(page, "Replenish B-02-01")
+    expect(item.get_by_role("button", name="Claim", exact=True)).to_be_visible()
+    page.context.set_offline(True)
+    item.get_by_role("button", name="Claim", exact=True).tap()
+    item.get_by_role("button", name="Release", exact=True).tap()
+    item.get_by_role("button", name="Claim", exact=True).tap()
+    page.locator(".filters [data-filter=all]").tap()
+    item.get_by_role("button", name="Resolve", exact=True).tap()
+    expect(page.locator("#queued-actions")).to_have_text("4 actions wait for the network")
+    keys = page.evaluate(
+        f"JSON.parse(localStorage.getItem('wms-notify:{alice.pk}:queue')).map((i) => i.key)"
+    )
+    assert len(set(keys)) == 4
+
+    page.context.set_offline(False)
+    sent = lifecycle_posts(page, "requestfinished")
+    page.reload()  # the queue is kept in the browser, not in the page
+
+    expect(page.locator("#queued-actions")).to_be_hidden()
+    assert [e for e, _ in events(alice, warehouse, note_id)] == [
+        "published", "claimed", "released", "claimed", "resolved",
+    ]  # fmt: skip
+    assert [r.headers["idempotency-key"] for r in sent] == keys
+
+
+def test_a_send_whose_answer_was_lost_is_replayed_harmlessly(open_screen, crew, warehouse):
+    """The claim reaches the server, the answer does not reach the handheld: the page queues it
+    and sends it again with the same key; it is claimed once."""
+    alice, _ = crew
+    note_id = notify(warehouse, "Replenish C-03-02")
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    sent = lifecycle_posts(page)
+    lost: list[str] = []
+
+    def lose_the_answer(route: Route) -> None:
+        if lost:
+            route.continue_()
+            return
+        route.fetch()  # the server does it ...
+        lost.append(route.request.url)
+        route.abort("internetdisconnected")  # ... and the answer is lost on the way back
+
+    page.route(re.compile(r"/claim/$"), lose_the_answer)
+    card(page, "Replenish C-03-02").get_by_role("button", name="Claim", exact=True).tap()
+
+    expect(card(page, "Replenish C-03-02")).to_contain_text("Claimed by alice")
+    expect(page.locator("#queued-actions")).to_be_hidden()
+    expect(card(page, "Replenish C-03-02")).not_to_contain_text("Waiting for the network")
+    assert len(sent) == 2
+    assert sent[0].headers["idempotency-key"] == sent[1].headers["idempotency-key"]
+    assert events(alice, warehouse, note_id) == [("published", None), ("claimed", "alice")]
+    expect(page.locator(".toast")).to_have_count(0)  # nothing went wrong, nothing to say
+
+
+def test_a_release_replayed_after_a_colleague_claimed_says_so_quietly(open_screen, crew, warehouse):
+    """The release arrives, its answer is lost, bob claims it, the replay gets 403: the release
+    did what it was for; the page says bob has it now, as news, not as an error."""
+    alice, bob = crew
+    note_id = notify(warehouse, "Replenish D-04-01")
+    lifecycle.claim(user=alice, warehouse_id=warehouse.pk, notification_id=note_id)
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+
+    handled: list[str] = []
+
+    def release_then_bob_claims(route: Route) -> None:
+        if handled:
+            route.continue_()
+            return
+        handled.append(route.request.url)
+        route.fetch()
+        lifecycle.claim(user=bob, warehouse_id=warehouse.pk, notification_id=note_id)
+        route.abort("internetdisconnected")
+
+    page.route(re.compile(r"/release/$"), release_then_bob_claims)
+    card(page, "Replenish D-04-01").get_by_role("button", name="Release", exact=True).tap()
+
+    toast = page.locator(".toast")
+    expect(toast).to_have_text("Released. bob has claimed it since.")
+    expect(toast).to_have_class(re.compile(r"toast-info"))
+    expect(card(page, "Replenish D-04-01")).to_contain_text("Claimed by bob")
+    assert [e for e, _ in events(bob, warehouse, note_id)] == [
+        "published", "claimed", "released", "claimed",
+    ]  # fmt: skip
+
+
+def test_the_shell_opens_without_a_network(open_screen, crew, live_server):
+    alice, _ = crew
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
+    assert scope == live_server.url + "/"
+    # The worker installed: the page itself is in its cache.
+    page.wait_for_function(
+        "caches.keys().then((names) => Promise.all(names.map((n) => caches.open(n)"
+        ".then((c) => c.match('/'))))).then((found) => found.some(Boolean))"
+    )
+
+    page.context.set_offline(True)
+    page.reload()
+
+    expect(page.locator("#bell-button")).to_be_visible()
+    expect(page.locator(".filters [data-filter=all]")).to_be_visible()
+    expect(page.locator("#connection-status")).to_be_visible()  # it says it is reconnecting
+    screen.shot("51-offline-shell")
+    page.context.set_offline(False)
+    expect(page.locator("#connection-status")).to_be_hidden()
+
+
+def test_the_page_links_its_manifest(open_screen, crew):
+    screen = open_screen(crew[0], **HANDHELD)
+    manifest = screen.page.evaluate(
+        "fetch(document.querySelector('link[rel=manifest]').href).then((r) => r.json())"
+    )
+    assert manifest["start_url"] == "/"
+    assert manifest["display"] == "standalone"
