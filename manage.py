@@ -12,6 +12,12 @@ def main() -> None:
         from demo.secret_key import ensure_demo_secret_key
 
         ensure_demo_secret_key()
+    else:
+        # A second terminal beside a running `manage.py demo` uses the demo's secret key,
+        # Redis and database (var/demo.env), unless they are configured here.
+        from demo.environment import apply_demo_environment
+
+        apply_demo_environment()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -7,14 +7,15 @@ import os
 import secrets
 from pathlib import Path
 
-KEY_FILE = Path(__file__).resolve().parent.parent / "var" / "demo-secret-key"
+from demo.environment import demo_dir
 
 
-def ensure_demo_secret_key(path: Path = KEY_FILE) -> str:
+def ensure_demo_secret_key(path: Path | None = None) -> str:
     """SECRET_KEY from the environment if set; else the demo's own, created on first use
     (readable by its owner only). Sets the environment variable, which the demo's processes
     (web, worker, beat) inherit."""
     key = os.environ.get("SECRET_KEY", "")
+    path = path or demo_dir() / "demo-secret-key"
     if not key:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)

