@@ -32,7 +32,8 @@ def test_the_bulk_page_looks_like_the_admin(open_screen, staff):
         picker = pickers.nth(index)
         available = picker.locator(".selector-available").bounding_box()
         chosen = picker.locator(".selector-chosen").bounding_box()
-        assert available and chosen
+        assert available
+        assert chosen
         # Side by side, not stacked: the chosen list is to the right, level with the other.
         assert chosen["x"] > available["x"] + available["width"] - 1
         assert abs(chosen["y"] - available["y"]) < 5
