@@ -8,8 +8,10 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
+from django.utils.translation import get_language
+
 from config import timestamps
-from subscriptions.models import Warehouse
+from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
 from .store import report_day
@@ -42,6 +44,7 @@ class ReportRow:
     warehouse_id: int
     warehouse_code: str
     message_type: str
+    message_type_name: str  # in the language of the request (the code for a deleted type)
     published: int
     claimed: int
     resolved: int
@@ -65,6 +68,8 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
     today = report_day(now)
     day_numbers = list(range(today - days + 1, today + 1))
     codes = dict(Warehouse.objects.values_list("pk", "code"))
+    language = get_language()
+    type_names = {mt.code: mt.display_name(language) for mt in MessageType.objects.all()}
     figures = lifecycle_store.report_figures(list(codes), day_numbers)
     rows = []
     for warehouse_id, per_day in figures.items():
@@ -83,6 +88,7 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
                     warehouse_id=warehouse_id,
                     warehouse_code=codes[warehouse_id],
                     message_type=type_code,
+                    message_type_name=type_names.get(type_code, type_code),
                     published=counts[(type_code, "published")],
                     claimed=counts[(type_code, "claimed")],
                     resolved=counts[(type_code, "resolved")],

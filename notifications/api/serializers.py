@@ -238,6 +238,7 @@ class ReportRowOutput(serializers.Serializer):
     warehouse = serializers.IntegerField(source="warehouse_id")
     warehouse_code = serializers.CharField()
     message_type = serializers.CharField()
+    message_type_name = serializers.CharField(help_text="In the language of the request.")
     published = serializers.IntegerField()
     claimed = serializers.IntegerField()
     resolved = serializers.IntegerField()

@@ -8,7 +8,7 @@ from config import timestamps
 from notifications import lifecycle, lifecycle_store, reports
 from notifications.domain import Actor
 from notifications.reports import Spread
-from subscriptions.models import Subscription
+from subscriptions.models import MessageType, Subscription
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,6 +95,7 @@ def test_the_api_is_for_staff_only(busy_day, client_for, make_user, api_client):
         "warehouse": busy_day.warehouse.pk,
         "warehouse_code": "SH01",
         "message_type": "REP_NOTICE",
+        "message_type_name": "补货通知",
         "published": 5,
         "claimed": 3,
         "resolved": 2,
@@ -105,6 +106,18 @@ def test_the_api_is_for_staff_only(busy_day, client_for, make_user, api_client):
     assert refused.status_code == 403
     assert anonymous.status_code in (401, 403)
     assert bad.status_code == 400
+
+
+def test_type_names_follow_the_language_of_the_request(busy_day, client_for, make_user):
+    MessageType.objects.filter(code="REP_NOTICE").update(name_en="Replenishment notice")
+    staff = client_for(make_user("boss", is_staff=True))
+
+    def name_in(language: str) -> str:
+        body = staff.get("/api/v1/reports/alerts/", HTTP_ACCEPT_LANGUAGE=language).json()
+        return body["results"][0]["message_type_name"]
+
+    assert name_in("en") == "Replenishment notice"
+    assert name_in("zh-hans") == "补货通知"
 
 
 def test_the_admin_page_shows_the_same_table(busy_day, client, make_user):
