@@ -81,7 +81,7 @@ def titles(page: Page) -> list[str]:
 def box(locator: Locator) -> dict[str, float]:
     found = locator.bounding_box()
     assert found is not None, f"{locator} is not displayed"
-    return found
+    return {"x": found["x"], "y": found["y"], "width": found["width"], "height": found["height"]}
 
 
 def assert_within(b: dict[str, float], width: int, what: str) -> None:

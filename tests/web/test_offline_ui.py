@@ -42,11 +42,19 @@ def events(user: User, warehouse: Warehouse, note_id: str) -> list[tuple[str, st
 LIFECYCLE_URL = re.compile(r"/api/v1/notifications/[^/]+/(claim|release|resolve)/$")
 
 
-def lifecycle_posts(page: Page, event: str = "request") -> list[Request]:
-    """Every claim/release/resolve request the page sends ("request"), or of those every one
-    that got an answer ("requestfinished")."""
+def lifecycle_posts(page: Page, *, answered: bool = False) -> list[Request]:
+    """Every claim/release/resolve request the page sends, or (answered) of those every one
+    that got an answer."""
     sent: list[Request] = []
-    page.on(event, lambda r: sent.append(r) if LIFECYCLE_URL.search(r.url) else None)
+
+    def note(request: Request) -> None:
+        if LIFECYCLE_URL.search(request.url):
+            sent.append(request)
+
+    if answered:
+        page.on("requestfinished", note)
+    else:
+        page.on("request", note)
     return sent
 
 
@@ -60,7 +68,7 @@ def test_a_claim_made_offline_is_sent_once_when_back_online(open_screen, crew, w
     screen = open_screen(alice, **HANDHELD)
     page = screen.page
     sent = lifecycle_posts(page)
-    answered = lifecycle_posts(page, "requestfinished")
+    answered = lifecycle_posts(page, answered=True)
     item = card(page, "Replenish A-01-03")
     expect(item.get_by_role("button", name="Claim", exact=True)).to_be_visible()
 
@@ -108,7 +116,7 @@ def test_queued_actions_survive_a_reload_and_go_in_order(open_screen, crew, ware
     assert len(set(keys)) == 4
 
     page.context.set_offline(False)
-    sent = lifecycle_posts(page, "requestfinished")
+    sent = lifecycle_posts(page, answered=True)
     page.reload()  # the queue is kept in the browser, not in the page
 
     expect(page.locator("#queued-actions")).to_be_hidden()
