@@ -35,8 +35,10 @@ def asgi_screen(browser, settings) -> Iterator:
     screens: list[Screen] = []
     with asgi_server.running() as url:
 
-        def open_(user: User) -> Screen:
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
+        def open_(user: User, **options: object) -> Screen:
+            """`options` go to the browser context (viewport, locale, is_mobile, has_touch)."""
+            options.setdefault("viewport", {"width": 1280, "height": 800})
+            context = browser.new_context(**options)
             context.set_default_timeout(10_000)
             contexts.append(context)
             client = Client()
@@ -69,6 +71,26 @@ def test_a_publish_appears_in_the_page_within_two_seconds(asgi_screen, operator,
     expect(page.locator(".toast")).to_contain_text("New: Replenish A-01-03", timeout=2000)
     assert time.monotonic() - started < 2.0
     screen.shot("20-live-notification")
+
+
+def test_live_on_a_handheld_in_chinese(asgi_screen, operator):
+    """The "实时" (Live) pill stays on one line at 360 px, and nothing overflows sideways."""
+    screen = asgi_screen(
+        operator,
+        viewport={"width": 360, "height": 640},
+        locale="zh-CN",
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = screen.page
+    mode = page.locator("#delivery-mode")
+    expect(mode).to_have_text("实时")
+    pill = mode.bounding_box()
+    assert pill is not None
+    assert pill["height"] < 30
+    assert pill["x"] + pill["width"] <= 360
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    screen.shot("47-live-handheld-zh")
 
 
 def test_a_chat_message_appears_within_two_seconds(asgi_screen, operator, make_user, warehouse):
