@@ -125,7 +125,7 @@ def test_queued_actions_survive_a_reload_and_go_in_order(open_screen, crew, ware
     )
     assert len(set(keys)) == 4
 
-    sent = lifecycle_posts(page, answered=True)
+    sent = lifecycle_posts(page)
     page.context.set_offline(False)  # the page starts sending at once ...
     page.reload()  # ... and the reload cuts it short: the rest is kept in the browser
 
@@ -134,8 +134,8 @@ def test_queued_actions_survive_a_reload_and_go_in_order(open_screen, crew, ware
     assert [e for e, _ in events(alice, warehouse, note_id)] == [
         "published", "claimed", "released", "claimed", "resolved",
     ]  # fmt: skip
-    # In order, each with its key (one whose answer the reload cut off is sent again with the
-    # same key, and the server answers it without doing it twice: see the events above).
+    # Sent in order, each with its key (one whose answer the reload cut off is sent again with
+    # the same key, and the server answers it without doing it twice: see the events above).
     assert list(dict.fromkeys(r.headers["idempotency-key"] for r in sent)) == keys
 
 
