@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "directory",  # who is asking: tokens, users, roles, warehouses (a per-process cache)
     "subscriptions",
     "notifications",
     "messaging",
@@ -73,7 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.metrics.MetricsMiddleware",  # first: times everything below it
     # Users, roles, tokens and warehouses are cached per process: read their version once.
-    "config.directory.DirectoryMiddleware",
+    "directory.middleware.DirectoryMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -253,7 +254,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         # DRF's TokenAuthentication with the token and user cached per process (exactly:
-        # config.directory), so a poll costs no database query.
+        # directory.cache), so a poll costs no database query.
         "config.authentication.CachedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
