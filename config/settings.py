@@ -145,11 +145,11 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
 # --- Login throttling (django-axes) -------------------------------------------------------
-# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address, further
-# attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the admin's login alike;
-# the API's tokens are not logins). Attempts are kept in the database (axes_* tables);
-# `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a reverse proxy,
-# make the server pass the client's address there.
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address (whatever the
+# user names), further attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the
+# admin's login alike; the API's tokens are not logins). Attempts are kept in the database
+# (axes_* tables); `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a
+# reverse proxy, make the server pass the client's address there.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -157,7 +157,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own, not the pair
-AXES_RESET_ON_SUCCESS = True
+# Not axes' own reset on success: it also forgets the address's failures, so a password sprayer
+# signing in to their own account every few tries would never be locked out. A success clears
+# the failures of that user name only (web/signals.py).
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
 
 # --- Redis -------------------------------------------------------------------------------
