@@ -98,6 +98,7 @@ class _Cache:
         self.loaded_at = 0.0
         self.tokens: dict[str, TokenEntry] = {}
         self.roles: dict[int, tuple[int, ...]] = {}
+        self.active_users: dict[int, bool] = {}
         self.warehouses: dict[int, Row] | None = None  # active warehouses by id
 
     def sync(self, version: str) -> None:
@@ -109,6 +110,7 @@ class _Cache:
                 return
             self.version, self.loaded_at = version, now
             self.tokens, self.roles, self.warehouses = {}, {}, None
+            self.active_users = {}
 
     def store(self, version: str, fill: Callable[[], None]) -> None:
         """Keep what a request read from the database (`fill` puts it in) only if the version
@@ -165,6 +167,17 @@ def role_ids(user: AbstractBaseUser) -> list[int]:
         cache.store(version, lambda: cache.roles.__setitem__(user.pk, read))
         found = read
     return sorted(found)
+
+
+def user_is_active(user_id: int) -> bool:
+    """Whether a user with this id exists and is active, as of this request."""
+    cache, version = checked()
+    found = cache.active_users.get(int(user_id))
+    if found is None:
+        read = User.objects.filter(pk=int(user_id), is_active=True).exists()
+        cache.store(version, lambda: cache.active_users.__setitem__(int(user_id), read))
+        found = read
+    return found
 
 
 def active_warehouse(warehouse_id: int) -> Any | None:
