@@ -467,6 +467,14 @@ STREAM_QUEUE_LIMIT = env.int("STREAM_QUEUE_LIMIT", default=1000)
 STREAM_RECHECK_SECONDS = env.float("STREAM_RECHECK_SECONDS", default=60.0)
 # A stream ends after this long and the client reconnects (spreads clients over new processes).
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=3600.0)
+# A stream whose client reads nothing is closed once a write has waited this long (its buffers
+# full), and its memory freed.
+STREAM_WRITE_TIMEOUT_SECONDS = env.float("STREAM_WRITE_TIMEOUT_SECONDS", default=30.0)
+# Open streams per user in one web process: opening one more closes that user's oldest there.
+STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=8)
+# How often each web process looks whether users, tokens, roles or warehouses changed (one Redis
+# GET); when they did, every open stream's access is checked again through the directory.
+STREAM_ACCESS_CHECK_SECONDS = env.float("STREAM_ACCESS_CHECK_SECONDS", default=1.0)
 # The reconnection delay the stream asks browsers for (SSE `retry:`), in milliseconds.
 STREAM_RETRY_MS = env.int("STREAM_RETRY_MS", default=3000)
 # The page uses the stream (and falls back to polling) unless this is off; while the stream is

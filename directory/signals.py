@@ -18,6 +18,14 @@ def _changed(sender: Any, using: str = "default", **kwargs: Any) -> None:
     transaction.on_commit(bump, using=using)
 
 
+def _saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    # A sign-in saves only last_login: nothing the directory decides on. Not bumping for it
+    # keeps every sign-in from making every process refill its cache and re-check its streams.
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return
+    _changed(sender, **kwargs)
+
+
 def connect() -> None:
     """Connect the signals (once, at start-up): users (is_active, is_staff, ...), groups,
     permissions, tokens and warehouses saved or deleted, and the memberships and permission
@@ -28,7 +36,7 @@ def connect() -> None:
 
     user_model = get_user_model()
     for model in (user_model, Group, Permission, Token, Warehouse):
-        post_save.connect(_changed, sender=model, dispatch_uid=f"directory-save-{model.__name__}")
+        post_save.connect(_saved, sender=model, dispatch_uid=f"directory-save-{model.__name__}")
         post_delete.connect(
             _changed, sender=model, dispatch_uid=f"directory-delete-{model.__name__}"
         )
