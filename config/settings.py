@@ -381,6 +381,15 @@ RULES_DEDUP_COOLDOWN_SECONDS = env.int("RULES_DEDUP_COOLDOWN_SECONDS", default=2
 # (a replica, if the site has one).
 RULES_SQL_TIMEOUT_SECONDS = env.float("RULES_SQL_TIMEOUT_SECONDS", default=10.0)
 RULES_SQL_MAX_ROWS = env.int("RULES_SQL_MAX_ROWS", default=1000)
+# The most a rule's result may bring back in all (bytes of text), and, on SQLite, the longest
+# value (text or blob) its query may build (sqlite3_limit LENGTH).
+RULES_SQL_MAX_RESULT_BYTES = env.int("RULES_SQL_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+RULES_SQL_MAX_VALUE_BYTES = env.int("RULES_SQL_MAX_VALUE_BYTES", default=1024 * 1024)
+# PostgreSQL: the rules role's session (set at every run; create_rules_sql_role sets them on
+# the role too): lock and idle-in-transaction timeouts, memory per sort or hash, temporary files.
+RULES_SQL_LOCK_TIMEOUT_MS = env.int("RULES_SQL_LOCK_TIMEOUT_MS", default=1000)
+RULES_SQL_WORK_MEM = env("RULES_SQL_WORK_MEM", default="16MB")
+RULES_SQL_TEMP_FILE_LIMIT = env("RULES_SQL_TEMP_FILE_LIMIT", default="64MB")
 RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 # Tables (shell-style patterns, no schema) SQL rules may never read: users, groups and
 # permissions, API tokens, sessions, the admin log, content types, migrations, login attempts,
