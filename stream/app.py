@@ -45,6 +45,8 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # The hub's own "no Redis" and every Redis error: both answer 503 with Retry-After.
 STORE_DOWN: tuple[type[Exception], ...] = (Unavailable, *REDIS_UNAVAILABLE)
+# What ends a stream at its periodic re-check: credentials gone, or the directory unreachable.
+RECHECK_FAILED: tuple[type[Exception], ...] = (access.AuthenticationFailed, *REDIS_UNAVAILABLE)
 
 REDIS_DOWN_DETAIL = "The message store is unavailable right now; please retry shortly."
 
@@ -232,7 +234,7 @@ class StreamApp:
                     _, role_ids, active = await access.run_db(
                         access.identify, headers, listener.warehouse_id
                     )
-                except (access.AuthenticationFailed, *REDIS_UNAVAILABLE):
+                except RECHECK_FAILED:
                     return
                 if not active:
                     return

@@ -167,7 +167,7 @@ def postgresql_functions(text: str) -> list[str]:
     from pglast.parser import ParseError
     from pglast.visitors import Visitor
 
-    class Calls(Visitor):  # type: ignore[misc]
+    class Calls(Visitor):
         def __init__(self) -> None:
             self.names: list[str] = []
 

@@ -86,7 +86,7 @@ def test_a_token_deleted_while_a_request_reads_it_is_not_cached(warehouse, polle
     _, token, client = poller
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_user('o')).key}")
-    fired = []
+    fired: list[bool] = []
 
     def between_read_and_store(execute, sql, params, many, context):
         result = execute(sql, params, many, context)
@@ -141,6 +141,8 @@ def test_each_request_gets_its_own_user_and_token(poller):
     """Nothing one request caches on the user (Django's permission cache) reaches the next."""
     nina, token, _ = poller
     first, second = directory.token(token.key), directory.token(token.key)
+    assert first is not None
+    assert second is not None
 
     assert first.user.pk == second.user.pk == nina.pk
     assert first is not second
