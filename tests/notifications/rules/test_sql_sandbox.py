@@ -4,6 +4,8 @@ PostgreSQL in test_sql_sandbox_postgresql.py), at save time and at run time."""
 from __future__ import annotations
 
 import resource
+import threading
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -255,3 +257,45 @@ def test_the_limits_are_lifted_after_the_rule(sql_rule, warehouse):
     with connection.cursor() as cursor:
         cursor.execute("SELECT length(printf('%.*c', 2000000, 'x'))")
         assert cursor.fetchone() == (2_000_000,)
+
+
+@pytest.mark.django_db(transaction=True)  # the dry run's thread sees committed rows only
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "'aaaaaaaaaaaaaaaaaaaaaaaaab' REGEXP '^(a|a)*$'",  # the issue's rule, a little shorter
+        "1",  # allowed, and endless: the recursive CTE below never stops by itself
+    ],
+)
+def test_a_slow_dry_run_neither_freezes_the_process_nor_outlives_its_limit(
+    condition, sql_rule, settings
+):
+    """Issue 20, row 2c: a dry run of a slow REGEXP rule held the interpreter, and every request
+    of that web process waited 9.4 s. REGEXP is refused now; a slow query that is allowed runs
+    in SQLite's own code, which lets other threads run, and is stopped at the time limit."""
+    settings.RULES_SQL_TIMEOUT_SECONDS = 1.5
+    query = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        f"SELECT 1 AS warehouse_id, 'x' AS title, count(*) AS body FROM n WHERE {condition}"
+    )
+    rule = sql_rule(query, clean=False)
+    outcome: dict[str, object] = {}
+
+    def dry_run() -> None:
+        started = time.monotonic()
+        outcome["run"] = runner.preview_sql_rules([rule])[0]
+        outcome["seconds"] = time.monotonic() - started
+
+    worker = threading.Thread(target=dry_run)
+    worker.start()
+    longest_gap, last = 0.0, time.monotonic()
+    while worker.is_alive():  # what another request of the process would see
+        time.sleep(0.01)
+        now = time.monotonic()
+        longest_gap, last = max(longest_gap, now - last), now
+    worker.join()
+
+    error = outcome["run"].error  # type: ignore[attr-defined]
+    assert "ran longer than the limit" in error or "may not call the function regexp()" in error
+    assert outcome["seconds"] < settings.RULES_SQL_TIMEOUT_SECONDS + 1  # type: ignore[operator]
+    assert longest_gap < 0.5
