@@ -46,5 +46,6 @@ async def _lifespan(receive: Any, send: Any) -> None:
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await stream_application.hub.aclose()
+            await stream_application.streams.aclose()
             await send({"type": "lifespan.shutdown.complete"})
             return

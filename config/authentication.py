@@ -15,7 +15,7 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 
-from config import directory
+from directory import cache as directory
 
 
 class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
@@ -48,7 +48,7 @@ class CsrfOnEveryMethodSessionScheme(SessionScheme):
 
 
 class CachedTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication, with the token and its user from config.directory's
+    """DRF's token authentication, with the token and its user from directory.cache's
     per-process cache (exact: any change of users, roles or tokens is seen at the next
     request), so a poll costs no database query."""
 

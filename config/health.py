@@ -68,13 +68,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
 def metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus text format; all processes of the host when PROMETHEUS_MULTIPROC_DIR is set.
 
-    With METRICS_TOKEN set, scrapers must send `Authorization: Bearer <token>`.
+    Scrapers send `Authorization: Bearer <METRICS_TOKEN>`; a signed-in staff user may look too.
+    With DEBUG off and no METRICS_TOKEN set, nobody else gets in (a production default must
+    not publish the site's traffic to anyone); with DEBUG on and no token, it is open.
     """
     token = settings.METRICS_TOKEN
-    if token:
-        sent = request.headers.get("Authorization", "")
-        if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
-            return HttpResponse("Unauthorized\n", status=401, content_type="text/plain")
+    sent = request.headers.get("Authorization", "")
+    scraper = bool(token) and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+    staff = getattr(request.user, "is_staff", False) and request.user.is_active
+    if not (scraper or staff or (settings.DEBUG and not token)):
+        return HttpResponse(
+            "Unauthorized: send Authorization: Bearer <METRICS_TOKEN>, or sign in as staff.\n",
+            status=401,
+            content_type="text/plain",
+        )
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "directory",  # who is asking: tokens, users, roles, warehouses (a per-process cache)
     "subscriptions",
     "notifications",
     "messaging",
@@ -73,7 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.metrics.MetricsMiddleware",  # first: times everything below it
     # Users, roles, tokens and warehouses are cached per process: read their version once.
-    "config.directory.DirectoryMiddleware",
+    "directory.middleware.DirectoryMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -144,11 +145,11 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
 # --- Login throttling (django-axes) -------------------------------------------------------
-# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address, further
-# attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the admin's login alike;
-# the API's tokens are not logins). Attempts are kept in the database (axes_* tables);
-# `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a reverse proxy,
-# make the server pass the client's address there.
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address (whatever the
+# user names), further attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the
+# admin's login alike; the API's tokens are not logins). Attempts are kept in the database
+# (axes_* tables); `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a
+# reverse proxy, make the server pass the client's address there.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -156,7 +157,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own, not the pair
-AXES_RESET_ON_SUCCESS = True
+# Not axes' own reset on success: it also forgets the address's failures, so a password sprayer
+# signing in to their own account every few tries would never be locked out. A success clears
+# the failures of that user name only (web/signals.py).
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
 
 # --- Redis -------------------------------------------------------------------------------
@@ -253,7 +257,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         # DRF's TokenAuthentication with the token and user cached per process (exactly:
-        # config.directory), so a poll costs no database query.
+        # directory.cache), so a poll costs no database query.
         "config.authentication.CachedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -377,6 +381,15 @@ RULES_DEDUP_COOLDOWN_SECONDS = env.int("RULES_DEDUP_COOLDOWN_SECONDS", default=2
 # (a replica, if the site has one).
 RULES_SQL_TIMEOUT_SECONDS = env.float("RULES_SQL_TIMEOUT_SECONDS", default=10.0)
 RULES_SQL_MAX_ROWS = env.int("RULES_SQL_MAX_ROWS", default=1000)
+# The most a rule's result may bring back in all (bytes of text), and, on SQLite, the longest
+# value (text or blob) its query may build (sqlite3_limit LENGTH).
+RULES_SQL_MAX_RESULT_BYTES = env.int("RULES_SQL_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+RULES_SQL_MAX_VALUE_BYTES = env.int("RULES_SQL_MAX_VALUE_BYTES", default=1024 * 1024)
+# PostgreSQL: the rules role's session (set at every run; create_rules_sql_role sets them on
+# the role too): lock and idle-in-transaction timeouts, memory per sort or hash, temporary files.
+RULES_SQL_LOCK_TIMEOUT_MS = env.int("RULES_SQL_LOCK_TIMEOUT_MS", default=1000)
+RULES_SQL_WORK_MEM = env("RULES_SQL_WORK_MEM", default="16MB")
+RULES_SQL_TEMP_FILE_LIMIT = env("RULES_SQL_TEMP_FILE_LIMIT", default="64MB")
 RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 # Tables (shell-style patterns, no schema) SQL rules may never read: users, groups and
 # permissions, API tokens, sessions, the admin log, content types, migrations, login attempts,
@@ -466,6 +479,14 @@ STREAM_QUEUE_LIMIT = env.int("STREAM_QUEUE_LIMIT", default=1000)
 STREAM_RECHECK_SECONDS = env.float("STREAM_RECHECK_SECONDS", default=60.0)
 # A stream ends after this long and the client reconnects (spreads clients over new processes).
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=3600.0)
+# A stream whose client reads nothing is closed once a write has waited this long (its buffers
+# full), and its memory freed.
+STREAM_WRITE_TIMEOUT_SECONDS = env.float("STREAM_WRITE_TIMEOUT_SECONDS", default=30.0)
+# Open streams per user in one web process: opening one more closes that user's oldest there.
+STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=8)
+# How often each web process looks whether users, tokens, roles or warehouses changed (one Redis
+# GET); when they did, every open stream's access is checked again through the directory.
+STREAM_ACCESS_CHECK_SECONDS = env.float("STREAM_ACCESS_CHECK_SECONDS", default=1.0)
 # The reconnection delay the stream asks browsers for (SSE `retry:`), in milliseconds.
 STREAM_RETRY_MS = env.int("STREAM_RETRY_MS", default=3000)
 # The page uses the stream (and falls back to polling) unless this is off; while the stream is

@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext as _
 
-from config.errors import Invalid, NotFound
+from config.errors import Conflict, Invalid, NotFound
 
 
 class ChatKind(StrEnum):
@@ -68,3 +68,17 @@ class InvalidChatRequest(Invalid):
 
     def __init__(self, field: str, message: str, *, code: str | None = None) -> None:
         super().__init__(message, field=field, code=code)
+
+
+class PartnerInactive(Conflict):
+    """A direct chat whose other member was deleted or deactivated takes no new messages (409)."""
+
+    default_code = "partner_inactive"
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "This direct chat's other member was deleted or deactivated: "
+                "it takes no new messages."
+            )
+        )

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from config import timestamps
 from config.users import User
+from directory import cache as directory
 
 from . import keys, store
 from .domain import (
@@ -28,6 +29,7 @@ from .domain import (
     ChatNotFound,
     InvalidChatRequest,
     Message,
+    PartnerInactive,
     PendingMessages,
     UserRef,
 )
@@ -157,6 +159,13 @@ def message_send(*, user: User, chat_id: str, body: str) -> Message:
     """
     require_chat_id(chat_id)
     validate_body(body)
+    pair = keys.direct_pair(chat_id)
+    if pair is not None and user.pk in pair:
+        # Only a member learns this (anyone else gets 404 from the send below); from the
+        # per-process directory, so a steady run of sends costs no database query.
+        partner = pair[0] if pair[1] == user.pk else pair[1]
+        if not directory.user_is_active(partner):
+            raise PartnerInactive
     # One round trip: the send, the activity index and, when this process does not know the
     # chat's members yet, nothing more; its next send in the chat moves them to the front of
     # the sender's recent contacts in the same round trip (see _last_sent).

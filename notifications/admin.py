@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -126,7 +126,17 @@ class SqlRuleAdmin(admin.ModelAdmin):
 
     @admin.action(description="Activate selected", permissions=["change"])
     def activate(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self.message_user(request, f"Activated {queryset.update(is_active=True)}.")
+        passed = queryset.exclude(query="").filter(query=F("dry_run_passed_query"))
+        waiting = sorted(
+            queryset.exclude(pk__in=passed.values("pk")).values_list("name", flat=True)
+        )
+        self.message_user(request, f"Activated {passed.update(is_active=True)}.")
+        if waiting:
+            self.message_user(
+                request,
+                "Not activated, no dry run of their query has passed yet: " + ", ".join(waiting),
+                messages.WARNING,
+            )
 
     @admin.action(description="Deactivate selected", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet) -> None:

@@ -6,8 +6,4 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
-        from config import directory
-
         from . import signals  # noqa: F401  (deleted warehouses' and users' data go after commit)
-
-        directory.connect()  # the per-process cache of users, roles, tokens and warehouses

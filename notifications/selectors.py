@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from config import directory, metrics, timestamps
+from config import metrics, timestamps
+from directory import cache as directory
 
 from . import lifecycle_store, store
 from .domain import Actor, Event, HistoryEntry, InboxPage, UnreadSummary
@@ -13,7 +14,7 @@ from .domain import Actor, Event, HistoryEntry, InboxPage, UnreadSummary
 
 def role_ids_of(user: AbstractBaseUser) -> list[int]:
     """The user's roles as of now: a user just added to a group sees its live notifications
-    (from config.directory's per-process cache, which every membership change invalidates)."""
+    (from directory.cache's per-process cache, which every membership change invalidates)."""
     return directory.role_ids(user)
 
 

@@ -8,7 +8,7 @@ Authentication is the REST API's: a session cookie (the browser) or `Authorizati
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -23,9 +23,10 @@ from django.utils.translation import gettext_lazy
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
+from config.authentication import CachedTokenAuthentication
+from directory import cache as directory
 from messaging.domain import UserRef
 from messaging.selectors import user_refs
-from subscriptions.models import Warehouse
 
 T = TypeVar("T")
 
@@ -64,7 +65,7 @@ def authenticate(headers: Mapping[str, str]) -> User:
             raise AuthenticationFailed("Invalid token header.")
         try:
             user: User
-            user, _ = TokenAuthentication().authenticate_credentials(parts[1])
+            user, _ = CachedTokenAuthentication().authenticate_credentials(parts[1])
         except exceptions.AuthenticationFailed as exc:
             raise AuthenticationFailed(str(exc.detail)) from None
         return user
@@ -82,14 +83,37 @@ def authenticate(headers: Mapping[str, str]) -> User:
 
 
 def identify(headers: Mapping[str, str], warehouse_id: int | None) -> tuple[User, list[int], bool]:
-    """The user, their roles (read now), and whether the warehouse exists and is active."""
-    user = authenticate(headers)
-    active = (
-        warehouse_id is not None
-        and Warehouse.objects.filter(pk=warehouse_id, is_active=True).exists()
-    )
-    # From the database (this runs in a worker thread that may not reach Redis): roles now.
-    return user, list(cast(Any, user).groups.values_list("id", flat=True)), active
+    """The user, their roles, and whether the warehouse exists and is active: the token, the
+    roles and the warehouse from the directory (exact after every change; no database query
+    in steady state), a session from the session store."""
+    with directory.request_scope():
+        user = authenticate(headers)
+        active = warehouse_id is not None and directory.active_warehouse(warehouse_id) is not None
+        return user, directory.role_ids(user), active
+
+
+def recheck_all(
+    streams: list[tuple[Mapping[str, str], int, int]],
+) -> list[list[int] | None]:
+    """For each open stream (its headers, user id and warehouse id), the user's roles now, or
+    None when its access is gone: the token deleted, the user deactivated or deleted, the
+    warehouse deactivated. All through the directory (one version read for the lot); a
+    session is checked by its user only (its expiry and logout are seen by the stream's own
+    periodic check, STREAM_RECHECK_SECONDS)."""
+    verdicts: list[list[int] | None] = []
+    with directory.request_scope():
+        for headers, user_id, warehouse_id in streams:
+            parts = headers.get("authorization", "").split()
+            if parts and parts[0].lower() == TokenAuthentication.keyword.lower():
+                token = directory.token(parts[1]) if len(parts) == 2 else None
+                allowed = token is not None and token.user.pk == user_id and token.user.is_active
+            else:
+                allowed = directory.user_is_active(user_id)
+            if allowed and directory.active_warehouse(warehouse_id) is not None:
+                verdicts.append(directory.role_ids(User(pk=user_id)))
+            else:
+                verdicts.append(None)
+    return verdicts
 
 
 def usernames(user_ids: list[int]) -> dict[int, UserRef]:

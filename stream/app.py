@@ -34,6 +34,7 @@ from notifications.api.serializers import MAX_CURSOR
 from notifications.domain import InboxPage
 
 from . import access, events, sse
+from .bounds import Streams, Writer
 from .hub import Closed, Hub, Listener, Unavailable
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,8 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # The hub's own "no Redis" and every Redis error: both answer 503 with Retry-After.
 STORE_DOWN: tuple[type[Exception], ...] = (Unavailable, *REDIS_UNAVAILABLE)
+# What ends a stream at its periodic re-check: credentials gone, or the directory unreachable.
+RECHECK_FAILED: tuple[type[Exception], ...] = (access.AuthenticationFailed, *REDIS_UNAVAILABLE)
 
 REDIS_DOWN_DETAIL = "The message store is unavailable right now; please retry shortly."
 
@@ -99,8 +102,9 @@ def parse_request(query: dict[str, list[str]], headers: dict[str, str]) -> tuple
 class StreamApp:
     """The ASGI app of the stream endpoint (config/asgi.py routes the path to it)."""
 
-    def __init__(self, hub: Hub | None = None) -> None:
+    def __init__(self, hub: Hub | None = None, streams: Streams | None = None) -> None:
         self.hub = hub or Hub()
+        self.streams = streams or Streams()  # per user, bounded, access re-checked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -130,6 +134,8 @@ class StreamApp:
                 )
             except access.AuthenticationFailed as exc:
                 raise HttpError(403, {"detail": exc.detail}) from None
+            except REDIS_UNAVAILABLE:  # the directory's version lives in Redis
+                raise redis_down() from None
             if bad_input is not None or request is None:
                 raise bad_input or HttpError(400, {})
             warehouse_id, since = request
@@ -154,15 +160,18 @@ class StreamApp:
                 self.hub.unregister(listener)
             await _answer(send, exc)
             return
+        writer = Writer(send, settings.STREAM_WRITE_TIMEOUT_SECONDS)
+        self.streams.admit(listener, headers, writer)
         try:
-            await self._stream(receive, send, headers, user, listener, since, first, position)
+            await self._stream(receive, writer, headers, user, listener, since, first, position)
         finally:
+            self.streams.leave(listener)
             self.hub.unregister(listener)
 
     async def _stream(
         self,
         receive: Receive,
-        send: Send,
+        writer: Writer,
         headers: dict[str, str],
         user: Any,
         listener: Listener,
@@ -170,23 +179,17 @@ class StreamApp:
         first: InboxPage | None,
         position: int,
     ) -> None:
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
+        watcher = asyncio.ensure_future(_watch_disconnect(receive, listener))
+        # Every write is time-limited and can be cut short (stream/bounds.py).
+        write = writer.write
+        try:
+            await writer.start(
+                [
                     (b"content-type", b"text/event-stream; charset=utf-8"),
                     (b"cache-control", b"no-cache, no-transform"),
                     (b"x-accel-buffering", b"no"),  # nginx: pass each event on at once
-                ],
-            }
-        )
-        watcher = asyncio.ensure_future(_watch_disconnect(receive, listener))
-
-        async def write(chunk: bytes) -> None:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-
-        try:
+                ]
+            )
             await write(sse.retry(settings.STREAM_RETRY_MS))
             sent = since or 0
             page = first
@@ -209,7 +212,7 @@ class StreamApp:
             logger.debug("Stream of user %s ended: %s", listener.user_id, closed.reason)
         finally:
             watcher.cancel()
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await writer.finish()
 
     async def _live(
         self,
@@ -231,7 +234,7 @@ class StreamApp:
                     _, role_ids, active = await access.run_db(
                         access.identify, headers, listener.warehouse_id
                     )
-                except access.AuthenticationFailed:
+                except RECHECK_FAILED:
                     return
                 if not active:
                     return

@@ -6,3 +6,8 @@ from django.apps import AppConfig
 class WebConfig(AppConfig):
     name = "web"
     verbose_name = "Warehouse UI"
+
+    def ready(self) -> None:
+        from . import signals
+
+        signals.connect()

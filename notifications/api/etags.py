@@ -19,8 +19,9 @@ from django.utils.cache import patch_vary_headers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config import directory, timestamps
+from config import timestamps
 from config.redis import Batch
+from directory import cache as directory
 
 from .. import store
 from ..domain import ViewVersion

@@ -8,9 +8,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config import directory
 from config.fields import BoundedListField
 from config.timestamps import iso_ms
+from directory import cache as directory
 from subscriptions.models import Warehouse
 
 from ..domain import Event, HistoryEntry, InboxItem, Severity, Status
@@ -30,7 +30,7 @@ class WarehouseField(serializers.PrimaryKeyRelatedField):
         super().__init__(queryset=Warehouse.objects.filter(is_active=True), **kwargs)
 
     def to_internal_value(self, data: object) -> Warehouse:
-        # The active warehouses come from config.directory's per-process cache (exact: every
+        # The active warehouses come from directory.cache's per-process cache (exact: every
         # warehouse change invalidates it), so a poll does not query the database for it.
         if isinstance(data, bool) or not isinstance(data, int | str):
             self.fail("incorrect_type", data_type=type(data).__name__)

@@ -32,7 +32,15 @@ class SqlRule(models.Model):
     interval_seconds = models.PositiveIntegerField(
         default=60, validators=[MinValueValidator(5)], help_text="Run at most this often."
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(
+        default=False,
+        help_text=(
+            "A new rule, or one whose query changed, can be activated only once a dry run of "
+            "its query has passed (save it, then use the Dry run button)."
+        ),
+    )
+    # The query text of the last dry run that passed: the rule runs only while it is the query.
+    dry_run_passed_query = models.TextField(blank=True, editable=False)
     last_run_at = models.DateTimeField(null=True, blank=True, editable=False)
     last_result_count = models.PositiveIntegerField(
         null=True, blank=True, editable=False, help_text="Rows the last run's query returned."
@@ -53,12 +61,28 @@ class SqlRule(models.Model):
         """The id under which the runner keeps its Redis state (stable when renamed)."""
         return f"sql:{self.pk}"
 
+    @property
+    def dry_run_passed(self) -> bool:
+        """Whether a dry run of the current query has passed (a rule may run only then)."""
+        return bool(self.query) and self.dry_run_passed_query == self.query
+
     def clean(self) -> None:
-        """Refuse a query that is not one read-only SELECT, does not run, or lacks columns."""
+        """Refuse a query that is not one read-only SELECT, does not run, or lacks columns,
+        and an active rule whose query has not passed a dry run."""
         super().clean()
         if not self.query:
             return
+
         try:
             validate(self.query)
         except SqlRuleError as exc:
             raise ValidationError({"query": str(exc)}) from exc
+        if self.is_active and not self.dry_run_passed:
+            raise ValidationError(
+                {
+                    "is_active": (
+                        "A rule can be active only once a dry run of its query has passed: "
+                        "save it inactive, run the dry run, then activate it."
+                    )
+                }
+            )

@@ -109,8 +109,17 @@ def run_due_rules(*, dry_run: bool = False) -> list[RuleRun]:
 
 
 def preview_sql_rules(rules: Iterable[SqlRule]) -> list[RuleRun]:
-    """Dry runs of SQL rules (the admin's action), active or not."""
-    return run_rules(sql_rules(rules), dry_run=True)
+    """Dry runs of SQL rules (the admin's action), active or not. A run without an error
+    records that its query passed, which is what lets the rule be activated."""
+    runnables = sql_rules(rules)
+    runs = run_rules(runnables, dry_run=True)
+    for runnable, run in zip(runnables, runs, strict=True):
+        if not run.problem():
+            query = runnable.rule.query
+            SqlRule.objects.filter(pk=runnable.rule.pk, query=query).update(
+                dry_run_passed_query=query
+            )
+    return runs
 
 
 def _unique(alerts: Sequence[Alert]) -> tuple[dict[int, list[str]], set[int]]:

@@ -85,7 +85,8 @@ class SqlRuleRunnable(RunnableRule):
             message_type=rule.message_type.code,
             interval_seconds=rule.interval_seconds,
             cooldown_seconds=int(settings.RULES_DEDUP_COOLDOWN_SECONDS),
-            is_active=rule.is_active,
+            # Never a query no dry run has passed, however the flag was set.
+            is_active=rule.is_active and rule.dry_run_passed,
             last_run_ms=None if last_run is None else int(last_run.timestamp() * 1000),
             description=rule.description,
         )

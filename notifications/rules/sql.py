@@ -35,7 +35,13 @@ from config import jsonvalues
 
 from . import sql_postgresql, sql_sqlite
 from .base import ALERT_KEY_MAX_LENGTH, Alert
-from .sql_policy import TABLES_HELP, called_functions, function_denied
+from .sql_policy import (
+    POSTGRESQL_ALLOWED_FUNCTIONS,
+    TABLES_HELP,
+    called_functions,
+    function_denied,
+    postgresql_functions,
+)
 
 REQUIRED_COLUMNS = ("warehouse_id", "title", "body")
 OPTIONAL_COLUMNS = ("key", "data")
@@ -89,8 +95,11 @@ class QueryResult:
     truncated: bool
 
 
-def check_query(query: str) -> str:
-    """The query without trailing semicolons, if it is one read-only SELECT; else SqlRuleError."""
+def check_query(query: str, *, vendor: str | None = None) -> str:
+    """The query without trailing semicolons, if it is one read-only SELECT; else SqlRuleError.
+
+    On PostgreSQL (`vendor`), also every function it calls must be on the allow list, read from
+    PostgreSQL's own parse tree."""
     text = (query or "").strip()
     while text.endswith(";"):
         text = text[:-1].rstrip()
@@ -128,6 +137,8 @@ def check_query(query: str) -> str:
                 f"The query may not call the function {name}(): it has effects outside the "
                 f"query or reads outside the database, and a rule's query may only read."
             )
+    if vendor == "postgresql":
+        _check_postgresql_functions(text)
     # Without its trailing ';' and comments (sqlparse keeps a comment after the ';' in the
     # statement), which would break the sub-query the query is wrapped in.
     tokens = list(statement.flatten())
@@ -138,6 +149,20 @@ def check_query(query: str) -> str:
     ):
         tokens.pop()
     return "".join(token.value for token in tokens)
+
+
+def _check_postgresql_functions(text: str) -> None:
+    try:
+        names = postgresql_functions(text)
+    except ValueError as exc:
+        raise SqlRuleError(f"The database refused the query: it does not parse ({exc}).") from None
+    for name in names:
+        if name not in POSTGRESQL_ALLOWED_FUNCTIONS:
+            raise SqlRuleError(
+                f"The query may not call the function {name}(): SQL rules may call plain "
+                f"functions only (such as count, sum, coalesce, lower, substr, "
+                f"json_build_object, date_trunc); see the README, 'What SQL rules may read'."
+            )
 
 
 def check_columns(columns: Sequence[str]) -> None:
@@ -159,7 +184,7 @@ def validate(query: str, *, using: str | None = None, timeout: float | None = No
 
     The query runs read-only with LIMIT 0, so this costs a plan, not a scan.
     """
-    text = check_query(query)
+    text = check_query(query, vendor=_vendor(using))
     # S608: `text` passed check_query (one SELECT, allowed tables and functions only) and runs
     # read-only, time-limited, as the rules' own role: the rule's author writes SQL by design.
     result = execute_read_only(
@@ -179,8 +204,9 @@ def run_query(
     max_rows: int | None = None,
 ) -> QueryResult:
     """Check the query again and run it read-only within the time limit (no more rows than
-    RULES_SQL_MAX_ROWS are read)."""
-    text = check_query(query)
+    RULES_SQL_MAX_ROWS are read, no value longer than a notification may carry, and no more than
+    RULES_SQL_MAX_RESULT_BYTES in all)."""
+    text = check_query(query, vendor=_vendor(using))
     # On the query's own first line, so the database's "LINE n" in errors matches the rule's.
     # S608: checked and sandboxed as in validate().
     result = execute_read_only(
@@ -188,13 +214,34 @@ def run_query(
         using=using,
         timeout=timeout,
         max_rows=max_rows,
+        bounded=True,
     )
     check_columns(result.columns)
     return result
 
 
+def _vendor(using: str | None) -> str:
+    return str(connections[using or settings.RULES_SQL_DATABASE].vendor)
+
+
+def value_limits() -> dict[str, int]:
+    """The longest text a rule's column may bring back: what a notification may carry."""
+    return {
+        "warehouse_id": 20,
+        "title": settings.NOTIFICATION_TITLE_MAX_LENGTH,
+        "body": settings.NOTIFICATION_BODY_MAX_LENGTH,
+        "key": ALERT_KEY_MAX_LENGTH,
+        "data": settings.NOTIFICATION_DATA_MAX_BYTES,
+    }
+
+
 def execute_read_only(
-    sql: str, *, using: str | None = None, timeout: float | None = None, max_rows: int | None = None
+    sql: str,
+    *,
+    using: str | None = None,
+    timeout: float | None = None,
+    max_rows: int | None = None,
+    bounded: bool = False,
 ) -> QueryResult:
     """Run one statement in the rules' sandbox with a time limit; no text checks.
 
@@ -207,13 +254,28 @@ def execute_read_only(
     if connection.vendor == "sqlite":
         return _run_on_sqlite(connection, sql, limit, wanted)
     if connection.vendor == "postgresql":
-        return _run_on_postgresql(connection, sql, limit, wanted)
+        return _run_on_postgresql(connection, sql, limit, wanted, bounded)
     raise SqlRuleError(f"SQL rules run on SQLite and PostgreSQL, not on {connection.vendor}.")
 
 
 def _fetch(cursor: Any, wanted: int) -> QueryResult:
+    """At most `wanted` rows, a few at a time, refusing a result past RULES_SQL_MAX_RESULT_BYTES."""
     columns = tuple(col[0] for col in cursor.description or ())
-    rows = [tuple(row) for row in cursor.fetchmany(wanted + 1)] if wanted else []
+    cap = settings.RULES_SQL_MAX_RESULT_BYTES
+    rows: list[tuple[Any, ...]] = []
+    size = 0
+    while wanted and len(rows) <= wanted:
+        batch = cursor.fetchmany(min(100, wanted + 1 - len(rows)))
+        if not batch:
+            break
+        for row in batch:
+            size += sum(len(str(value)) for value in row)
+            if size > cap:
+                raise SqlRuleError(
+                    f"The query's result is larger than RULES_SQL_MAX_RESULT_BYTES ({cap} "
+                    f"bytes): return fewer or shorter rows."
+                )
+            rows.append(tuple(row))
     return QueryResult(columns=columns, rows=rows[:wanted], truncated=len(rows) > wanted)
 
 
@@ -231,6 +293,9 @@ def _run_on_sqlite(
     connection.ensure_connection()
     raw = connection.connection
     raw.execute("PRAGMA query_only = ON")
+    # Bounds on what one statement may build, so a value of a gigabyte (printf('%.*c', ...),
+    # replace(), group_concat()) fails with "string or blob too big" instead of filling memory.
+    before = {category: raw.setlimit(category, value) for category, value in _sqlite_limits()}
     guard.start()
     raw.set_progress_handler(guard, SQLITE_PROGRESS_STEPS)
     try:
@@ -249,16 +314,44 @@ def _run_on_sqlite(
         raise SqlRuleError(f"The database refused the query: {exc}") from exc
     finally:
         raw.set_progress_handler(None, SQLITE_PROGRESS_STEPS)
+        for category, value in before.items():
+            raw.setlimit(category, value)
         raw.execute("PRAGMA query_only = OFF")
 
 
+def _sqlite_limits() -> list[tuple[int, int]]:
+    """sqlite3_limit() categories and their values while a rule's query runs."""
+    return [
+        (sqlite3.SQLITE_LIMIT_LENGTH, settings.RULES_SQL_MAX_VALUE_BYTES),
+        (sqlite3.SQLITE_LIMIT_SQL_LENGTH, 100_000),
+        (sqlite3.SQLITE_LIMIT_COLUMN, 100),
+        (sqlite3.SQLITE_LIMIT_EXPR_DEPTH, 100),
+        (sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, 20),
+        (sqlite3.SQLITE_LIMIT_FUNCTION_ARG, 32),
+        (sqlite3.SQLITE_LIMIT_ATTACHED, 0),
+        (sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000),
+        (sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH, 0),
+    ]
+
+
 def _run_on_postgresql(
-    connection: BaseDatabaseWrapper, sql: str, limit: float, wanted: int
+    connection: BaseDatabaseWrapper, sql: str, limit: float, wanted: int, bounded: bool
 ) -> QueryResult:
     import psycopg
 
     try:
         with sql_postgresql.read_only_cursor(connection, max(1, int(limit * 1000))) as cursor:
+            if bounded:
+                # Each column cut on the server to a little more than a notification may
+                # carry (rows_to_alerts refuses what is longer): a value of hundreds of
+                # megabytes never reaches this process.
+                cursor.execute(f"{sql} LIMIT 0")
+                check_columns([col[0] for col in cursor.description or ()])
+                sql = _bounded_columns(sql, [col[0] for col in cursor.description or ()])
+                # A server-side cursor: rows come a few at a time, never the whole result.
+                with cursor.connection.cursor(name="rule_rows") as rows:
+                    rows.execute(sql)
+                    return _fetch(rows, wanted)
             cursor.execute(sql)
             return _fetch(cursor, wanted)
     except sql_postgresql.RulesRoleMissing as exc:
@@ -274,6 +367,16 @@ def _run_on_postgresql(
                 f"Could not connect to the database as the SQL rules role: {message}"
             ) from exc
         raise SqlRuleError(f"The database refused the query: {message}") from exc
+
+
+def _bounded_columns(sql: str, columns: list[str]) -> str:
+    limits = value_limits()
+    parts = []
+    for column in columns:  # check_columns allowed only the five known names
+        name = '"' + column.replace('"', '""') + '"'
+        longest = limits[column.lower()] + 1
+        parts.append(f"left(bounded.{name}::text, {longest}) AS {name}")
+    return f"SELECT {', '.join(parts)} FROM ({sql}) AS bounded"  # noqa: S608
 
 
 class _TimeLimit:
@@ -316,6 +419,12 @@ def _alert(number: int, row: dict[str, Any]) -> Alert:
     if not title:
         raise SqlRuleError(f"Row {number}: the title is empty.")
     body = "" if row["body"] is None else str(row["body"])
+    limits = value_limits()
+    for name, value in (("title", title), ("body", body)):
+        if len(value) > limits[name]:
+            raise SqlRuleError(
+                f"Row {number}: the {name} is longer than {limits[name]} characters."
+            )
     key = "" if row.get("key") is None else str(row["key"])
     if len(key) > ALERT_KEY_MAX_LENGTH:
         raise SqlRuleError(
@@ -324,6 +433,8 @@ def _alert(number: int, row: dict[str, Any]) -> Alert:
     data = row.get("data")
     if data is None or data == "":
         data = {}
+    elif isinstance(data, str | bytes) and len(data) > limits["data"]:
+        raise SqlRuleError(f"Row {number}: data is longer than {limits['data']} bytes.")
     elif isinstance(data, str | bytes):
         try:
             data = json.loads(data, parse_constant=jsonvalues.refuse_constant)  # no NaN

@@ -66,8 +66,21 @@ def read_only_cursor(connection: BaseDatabaseWrapper, timeout_ms: int) -> Iterat
     try:
         with raw.cursor() as cursor:
             cursor.execute("SET TRANSACTION READ ONLY")
-            cursor.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
-            cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+            # The session's bounds, for this transaction (all in one round trip); the role
+            # carries them as defaults too (set_up_role), temp_file_limit only there: only a
+            # superuser may set it.
+            cursor.execute(
+                "SELECT rolsuper, set_config('statement_timeout', %s, true), "
+                "set_config('lock_timeout', %s, true), "
+                "set_config('idle_in_transaction_session_timeout', %s, true), "
+                "set_config('work_mem', %s, true) FROM pg_roles WHERE rolname = current_user",
+                [
+                    str(int(timeout_ms)),
+                    str(min(int(timeout_ms), settings.RULES_SQL_LOCK_TIMEOUT_MS)),
+                    str(int(timeout_ms) + 5000),
+                    settings.RULES_SQL_WORK_MEM,
+                ],
+            )
             row = cursor.fetchone()
             if row is None or row[0]:
                 raise RulesRoleMissing(
@@ -113,6 +126,7 @@ def set_up_role(
         else:
             cursor.execute(f"ALTER ROLE {quoted} {login} NOINHERIT", params)
             report.add(f"Updated the role {role} ({'LOGIN' if password else 'NOLOGIN'}).")
+        _role_defaults(connection, cursor, quoted, report)
         cursor.execute(
             "SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
             "JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = %s",
@@ -172,6 +186,38 @@ def set_up_role(
         if revoke_functions:
             _revoke_functions(connection, cursor, report)
     return report
+
+
+def _role_defaults(
+    connection: BaseDatabaseWrapper, cursor: Any, quoted: str, report: RoleReport
+) -> None:
+    """The role's session defaults: read-only, time limits, memory, temporary files. Each run
+    sets the first ones again; temp_file_limit only a superuser may set (reported if refused)."""
+    from django.db import DatabaseError, transaction
+
+    timeout_ms = int(settings.RULES_SQL_TIMEOUT_SECONDS * 1000)
+    defaults = [
+        ("default_transaction_read_only", "on"),
+        ("statement_timeout", str(timeout_ms)),
+        ("lock_timeout", str(settings.RULES_SQL_LOCK_TIMEOUT_MS)),
+        ("idle_in_transaction_session_timeout", str(timeout_ms + 5000)),
+        ("work_mem", settings.RULES_SQL_WORK_MEM),
+        ("temp_file_limit", settings.RULES_SQL_TEMP_FILE_LIMIT),
+    ]
+    done, refused = [], []
+    for name, value in defaults:
+        try:
+            with transaction.atomic(using=connection.alias):
+                cursor.execute(f"ALTER ROLE {quoted} SET {name} = %s", [value])
+            done.append(f"{name}={value}")
+        except DatabaseError:
+            refused.append(name)
+    report.add(f"Session defaults of the role: {', '.join(done) or '-'}.")
+    if refused:
+        report.add(
+            "Not set (only a superuser may; ask one to run ALTER ROLE ... SET): "
+            + ", ".join(refused)
+        )
 
 
 def _revoke_functions(connection: BaseDatabaseWrapper, cursor: Any, report: RoleReport) -> None:

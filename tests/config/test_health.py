@@ -39,8 +39,13 @@ def metric(text: str, line_start: str) -> float:
     return 0.0
 
 
+@pytest.fixture(autouse=True)
+def metrics_token(settings):
+    settings.METRICS_TOKEN = "scraper-token"
+
+
 def scrape(client: Client) -> str:
-    answer = client.get("/metrics")
+    answer = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scraper-token")
     assert answer.status_code == 200
     assert answer["Content-Type"].startswith("text/plain")
     return answer.content.decode()
@@ -89,3 +94,20 @@ def test_metrics_need_the_token_when_one_is_set(client: Client, settings):
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret").status_code == 200
+
+
+def test_metrics_are_closed_to_anonymous_visitors_without_a_token(
+    client: Client, settings, make_user
+):
+    """Issue 20, row 3g: with DEBUG off and no METRICS_TOKEN, /metrics is not public."""
+    settings.METRICS_TOKEN = ""
+    settings.DEBUG = False
+    assert client.get("/metrics").status_code == 401
+
+    client.force_login(make_user("clerk"))
+    assert client.get("/metrics").status_code == 401
+    client.force_login(make_user("boss", is_staff=True))
+    assert client.get("/metrics").status_code == 200
+
+    settings.DEBUG = True
+    assert Client().get("/metrics").status_code == 200

@@ -603,3 +603,36 @@ def test_the_openapi_schema_describes_the_chat_endpoints(alice, client_for):
     assert "201" in post["responses"]
     params = {p["name"] for p in paths["/api/v1/chats/{chat_id}/messages/"]["get"]["parameters"]}
     assert {"after", "limit"} <= params
+
+
+@pytest.mark.parametrize("gone", ["deactivated", "deleted"])
+def test_a_direct_chat_refuses_messages_to_a_partner_who_is_gone(alice, bob, client_for, gone):
+    """Issue 20, row 3h: writing into a direct chat whose other member was deleted or
+    deactivated is refused with a clear 409, and nothing is stored."""
+    chat_id = client_for(alice).post("/api/v1/chats/direct/", {"user": bob.pk}, format="json")
+    chat_id = chat_id.json()["id"]
+    assert client_for(alice).post(chat_url(chat_id, "messages"), {"body": "hi"}).status_code == 201
+    if gone == "deleted":
+        bob.delete()
+    else:
+        bob.is_active = False
+        bob.save()
+
+    response = client_for(alice).post(chat_url(chat_id, "messages"), {"body": "still there?"})
+
+    assert response.status_code == 409
+    assert "deleted or deactivated" in response.json()["detail"]
+    history = client_for(alice).get(chat_url(chat_id, "messages")).json()["results"]
+    assert [m["body"] for m in history] == ["hi"]
+
+
+def test_a_stranger_still_gets_404_for_a_direct_chat_with_a_gone_member(
+    alice, bob, carol, client_for
+):
+    chat_id = client_for(alice).post("/api/v1/chats/direct/", {"user": bob.pk}, format="json")
+    bob.is_active = False
+    bob.save()
+
+    response = client_for(carol).post(chat_url(chat_id.json()["id"], "messages"), {"body": "x"})
+
+    assert response.status_code == 404

@@ -282,7 +282,8 @@ def test_a_stream_ends_when_redis_goes_away_and_the_reconnect_replays(
     assert [e.id for e in again.replayed] == [str(after.cursor)]
 
 
-def test_open_streams_hold_no_thread_each(open_stream, subscribed, warehouse, rep_notice):
+def test_open_streams_hold_no_thread_each(open_stream, subscribed, warehouse, rep_notice, settings):
+    settings.STREAM_MAX_PER_USER = 30
     rita = subscribed("rita", warehouse, rep_notice)
     open_stream(rita, warehouse)  # warm up the worker threads
     threads = threading.active_count()

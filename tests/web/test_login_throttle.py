@@ -72,6 +72,37 @@ def test_a_successful_sign_in_clears_earlier_failures(client, make_user, limit):
 
 
 @pytest.mark.django_db
+def test_password_spraying_from_one_address_is_locked_out(client, make_user, limit):
+    """Issue 20, row 1e: the sprayer's own successful sign-in between sprays does not reset
+    the address's count of failures for other user names."""
+    make_user("mallory")
+    names = [make_user(f"victim{n}").username for n in range(limit - 2)]
+    statuses = []
+    for round_ in range(3):
+        for name in names:
+            statuses.append(sign_in(client, UI_LOGIN, name, f"spray{round_}").status_code)
+        if 429 not in statuses:
+            assert sign_in(client, UI_LOGIN, "mallory", "pw-mallory").status_code == 302
+            client.logout()
+
+    assert statuses[: limit - 1] == [200] * (limit - 1)
+    assert set(statuses[limit - 1 :]) == {429}
+    assert_locked_out(sign_in(client, UI_LOGIN, "mallory", "pw-mallory"))
+
+
+@pytest.mark.django_db
+def test_a_success_does_not_clear_another_names_failures(client, make_user, limit):
+    make_user("alice")
+    make_user("bob")
+    for _ in range(limit - 1):
+        sign_in(client, UI_LOGIN, "alice", "wrong", address=f"10.9.0.{_}")
+    assert sign_in(client, UI_LOGIN, "bob", "pw-bob", address="10.9.0.0").status_code == 302
+    client.logout()
+
+    assert_locked_out(sign_in(client, UI_LOGIN, "alice", "wrong", address="10.9.1.1"))
+
+
+@pytest.mark.django_db
 def test_the_lockout_page_follows_the_browser_language(client, limit):
     for _ in range(limit):
         sign_in(client, UI_LOGIN, "alice", "wrong")

@@ -96,6 +96,10 @@ def sql_rule(db, rep_notice) -> Callable[..., SqlRule]:
     def make(
         query: str = OK_QUERY, *, name: str = "negative stock", clean: bool = True, **fields: Any
     ) -> SqlRule:
+        # Active, as if its dry run had passed, unless the test says otherwise.
+        fields.setdefault("is_active", True)
+        if fields["is_active"]:
+            fields.setdefault("dry_run_passed_query", query)
         rule = SqlRule(name=name, message_type=rep_notice, query=query, **fields)
         if clean:
             rule.full_clean()

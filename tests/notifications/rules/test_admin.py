@@ -8,6 +8,7 @@ from django.db import connection
 from django.urls import reverse
 
 from inventory.models import Bin
+from notifications.rules import sources
 from notifications.rules.models import SqlRule
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
@@ -36,7 +37,6 @@ def form(rep_notice, query: str, **extra) -> dict:
         "message_type": rep_notice.pk,
         "query": query,
         "interval_seconds": 60,
-        "is_active": "on",
         **extra,
     }
 
@@ -177,3 +177,36 @@ def test_viewers_may_not_dry_run_or_run_now(viewer, sql_rule, negative_bins):
     rule.refresh_from_db()
     assert rule.last_run_at is None
     assert rule.is_active
+
+
+def test_a_new_rule_is_live_only_after_its_dry_run_passed(staff, rep_notice, negative_bins):
+    """Issue 20: "Is active" was ticked by default and the dry run existed only after saving."""
+    query = (
+        "SELECT warehouse_id, 'Replenish ' || code AS title, '' AS body FROM inventory_bin "
+        "WHERE stock < 0"
+    )
+    ticked = staff.post(f"{CHANGELIST}add/", form(rep_notice, query, is_active="on"))
+    assert ticked.status_code == 200
+    assert "only once a dry run of its query has passed" in ticked.content.decode()
+    assert not SqlRule.objects.exists()
+
+    assert staff.post(f"{CHANGELIST}add/", form(rep_notice, query)).status_code == 302
+    rule = SqlRule.objects.get()
+    assert not rule.is_active
+    assert not SqlRule._meta.get_field("is_active").default
+    staff.post(CHANGELIST, {"action": "activate", "_selected_action": [rule.pk]})
+    rule.refresh_from_db()
+    assert not rule.is_active  # no dry run yet
+
+    assert (
+        staff.get(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])).status_code == 200
+    )
+    staff.post(CHANGELIST, {"action": "activate", "_selected_action": [rule.pk]})
+    rule.refresh_from_db()
+    assert rule.is_active
+
+    # A changed query needs a dry run of its own before it runs.
+    SqlRule.objects.filter(pk=rule.pk).update(query=query + " AND stock < -5")
+    rule.refresh_from_db()
+    assert rule.is_active
+    assert not sources.SqlRuleRunnable(rule).info.is_active

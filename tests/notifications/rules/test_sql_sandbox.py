@@ -3,6 +3,11 @@ PostgreSQL in test_sql_sandbox_postgresql.py), at save time and at run time."""
 
 from __future__ import annotations
 
+import resource
+import threading
+import time
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -195,3 +200,103 @@ def test_sites_can_deny_more_tables(settings):
     settings.RULES_SQL_DENIED_TABLES = [*settings.RULES_SQL_DENIED_TABLES, "inventory_*"]
 
     assert "may not read the table inventory_bin" in save_error(reading("inventory_bin"))
+
+
+def test_regexp_is_refused_because_the_time_limit_cannot_stop_it(sql_rule, settings):
+    """Issue 20, rows 2a/2f: REGEXP is Django's Python callback; '^(a|a)*$' on 29 characters
+    ran 39 s against a limit of 10 and was recorded as a success."""
+    settings.RULES_SQL_TIMEOUT_SECONDS = 1
+    query = (
+        "SELECT 1 AS warehouse_id, 'x' AS title, '' AS body "
+        "WHERE 'aaaaaaaaaaaaaaaaaaaaaaaaaaaab' REGEXP '^(a|a)*$'"
+    )
+    assert "may not call the function regexp()" in save_error(query)
+
+    result = run(sql_rule(query, clean=False))
+
+    assert "may not call the function regexp()" in result.error
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "printf('%.*c', 900000000, 'x')",
+        "replace(printf('%.*c', 500000, 'x'), 'x', printf('%.*c', 4000, 'y'))",
+    ],
+)
+def test_a_query_cannot_build_values_of_gigabytes(expression, sql_rule, warehouse):
+    """Issue 20, rows 2a/E: 921 MiB and 1,865 MiB peak RSS before; now SQLite's own length
+    limit (RULES_SQL_MAX_VALUE_BYTES) refuses the value or cuts it off (printf gives NULL)."""
+    query = f"SELECT {warehouse.pk} AS warehouse_id, 'x' AS title, {expression} AS body"
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+
+    result = run(sql_rule(query, clean=False), dry_run=True)
+
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
+    assert grown_mib < 100
+    if result.error:
+        assert "string or blob too big" in result.error
+    else:
+        assert all(len(o.alert.body) <= 1024 * 1024 for o in result.outcomes)
+
+
+def test_a_result_larger_than_the_cap_is_refused(sql_rule, warehouse, settings):
+    settings.RULES_SQL_MAX_RESULT_BYTES = 10_000
+    query = (
+        f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) "
+        f"SELECT {warehouse.pk} AS warehouse_id, 'x' || i AS title, "
+        f"printf('%.*c', 1000, 'x') AS body FROM n"
+    )
+
+    result = run(sql_rule(query, clean=False), dry_run=True)
+
+    assert "larger than RULES_SQL_MAX_RESULT_BYTES" in result.error
+
+
+def test_the_limits_are_lifted_after_the_rule(sql_rule, warehouse):
+    run(sql_rule(f"SELECT {warehouse.pk} AS warehouse_id, 'x' AS title, '' AS body"))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT length(printf('%.*c', 2000000, 'x'))")
+        assert cursor.fetchone() == (2_000_000,)
+
+
+@pytest.mark.django_db(transaction=True)  # the dry run's thread sees committed rows only
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "'aaaaaaaaaaaaaaaaaaaaaaaaab' REGEXP '^(a|a)*$'",  # the issue's rule, a little shorter
+        "1",  # allowed, and endless: the recursive CTE below never stops by itself
+    ],
+)
+def test_a_slow_dry_run_neither_freezes_the_process_nor_outlives_its_limit(
+    condition, sql_rule, settings
+):
+    """Issue 20, row 2c: a dry run of a slow REGEXP rule held the interpreter, and every request
+    of that web process waited 9.4 s. REGEXP is refused now; a slow query that is allowed runs
+    in SQLite's own code, which lets other threads run, and is stopped at the time limit."""
+    settings.RULES_SQL_TIMEOUT_SECONDS = 1.5
+    query = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        f"SELECT 1 AS warehouse_id, 'x' AS title, count(*) AS body FROM n WHERE {condition}"
+    )
+    rule = sql_rule(query, clean=False)
+    outcome: dict[str, Any] = {}
+
+    def dry_run() -> None:
+        started = time.monotonic()
+        outcome["run"] = runner.preview_sql_rules([rule])[0]
+        outcome["seconds"] = time.monotonic() - started
+
+    worker = threading.Thread(target=dry_run)
+    worker.start()
+    longest_gap, last = 0.0, time.monotonic()
+    while worker.is_alive():  # what another request of the process would see
+        time.sleep(0.01)
+        now = time.monotonic()
+        longest_gap, last = max(longest_gap, now - last), now
+    worker.join()
+
+    error = outcome["run"].error
+    assert "ran longer than the limit" in error or "may not call the function regexp()" in error
+    assert outcome["seconds"] < settings.RULES_SQL_TIMEOUT_SECONDS + 1
+    assert longest_gap < 0.5

@@ -4,6 +4,7 @@ connection of their own, and cannot call functions that act outside the query.""
 from __future__ import annotations
 
 import io
+import resource
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -123,3 +124,53 @@ def test_without_the_role_password_rules_refuse_to_run(settings, db):
 
     with pytest.raises(sql.SqlRuleError, match="RULES_SQL_ROLE_PASSWORD is not set"):
         sql.execute_read_only(f"SELECT {COLUMNS}")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # Issue 20, rows 2b/2d: SQL text run by a function, past every check of the query's text.
+        f"SELECT {COLUMNS} FROM ts_stat('SELECT pg_advisory_lock(4242)::text::tsvector')",
+        f"SELECT {COLUMNS}, ts_rewrite('a'::tsquery, 'SELECT set_config(''x.y'', ''1'', false)')"
+        "::text AS key",
+        f"SELECT {COLUMNS}, \"pg_catalog\".\"pg_notify\"('x', 'y')::text AS key",
+        f"SELECT {COLUMNS}, pg_sleep(0)::text AS key",
+    ],
+)
+def test_functions_off_the_allow_list_are_refused_whatever_they_are_called(query, sql_rule):
+    assert "may not call the function" in save_error(query)
+
+    result = runner.run_rule(sources.SqlRuleRunnable(sql_rule(query, clean=False)), dry_run=True)
+
+    assert "may not call the function" in result.error
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+        assert cursor.fetchone() == (0,)
+
+
+def test_a_huge_value_never_reaches_this_process(sql_rule, warehouse):
+    """Issue 20, row 2b: repeat('x', 300000000) x 3 took 2,075 MiB in the process running it;
+    now each column is cut on the server to what a notification may carry, and refused
+    (3 x 100 MB here: fetched whole, they would take 300 MB)."""
+    query = (
+        f"SELECT {warehouse.pk} AS warehouse_id, 'x' AS title, lpad('', 100000000, 'x') AS body "
+        "FROM generate_series(1, 3)"
+    )
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+
+    result = runner.run_rule(sources.SqlRuleRunnable(sql_rule(query)), dry_run=True)
+
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024 < 100
+    assert "body" in result.error
+    assert "longer than" in result.error
+
+
+def test_the_rules_session_is_bounded(db, settings):
+    result = sql.execute_read_only(
+        "SELECT current_setting('statement_timeout') AS a, current_setting('lock_timeout') AS b,"
+        " current_setting('idle_in_transaction_session_timeout') AS c,"
+        " current_setting('work_mem') AS d, current_setting('transaction_read_only') AS e",
+        timeout=3,
+    )
+
+    assert result.rows == [("3s", "1s", "8s", "16MB", "on")]

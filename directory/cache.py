@@ -1,0 +1,208 @@
+"""Who is asking, without the database on every poll: API tokens, users, their roles and the
+active warehouses, from a per-process cache that is exact.
+
+Every change of a user, a group, a membership, a permission (of a user or of a group), a token
+or a warehouse deletes a version token in Redis (right away and again after the transaction
+commits, so no process keeps what a not yet committed change showed); the next reader puts a
+new random one (SET NX). Each request reads the version once (one GET, no database) and a
+process that sees a new one drops everything it cached; so a change is seen at the very next
+request of every process.
+
+A fill is stored only if nothing changed while it read the database: after the read, the
+version is read again (in Redis, and in this process, under the lock) and must still be the one
+the request started with. Otherwise a request that read a token just before it was deleted
+could store it after another request had already dropped the cache, and the deleted token
+would live on (issue 20, row C).
+
+What is cached are plain values (ids, flags, field values), never model instances: each
+request gets fresh `User`, `Token` and `Warehouse` objects built from them, so nothing one
+request caches on an instance (Django's permission cache on a user) reaches the next one.
+
+A cache older than `MAX_AGE_SECONDS` is dropped too, in case a change was made past the ORM
+(`QuerySet.update`, raw SQL) or its version write failed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, User
+
+from config.redis import as_text, get_redis
+
+from .keys import version_key
+
+MAX_AGE_SECONDS = 300.0
+
+# Per request: the version read at its start (None outside a request: every call reads it).
+_request_version: ContextVar[dict[str, str] | None] = ContextVar("directory_version", default=None)
+
+
+def bump() -> None:
+    """A change was made: every process drops its cache at its next request."""
+    get_redis().delete(version_key())
+
+
+def _read_version() -> str:
+    client = get_redis()
+    value = client.get(version_key())
+    if value is None:  # a fresh (or emptied) Redis: any token will do, as long as it is new
+        client.set(version_key(), uuid.uuid4().hex, nx=True)
+        value = client.get(version_key())
+    return "" if value is None else as_text(value)
+
+
+def _still(version: str) -> bool:
+    """Whether the version in Redis is still `version` (no change since it was read)."""
+    value = get_redis().get(version_key())
+    return value is not None and as_text(value) == version
+
+
+@dataclass(frozen=True)
+class Row:
+    """The concrete field values of one model row (by attribute name)."""
+
+    values: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, instance: Any) -> Row:
+        return cls(
+            tuple((f.attname, getattr(instance, f.attname)) for f in instance._meta.concrete_fields)
+        )
+
+    def build(self, model: Any) -> Any:
+        """A new instance of `model` with these values, as if loaded from the database."""
+        instance = model(**dict(self.values))
+        instance._state.adding = False
+        instance._state.db = "default"
+        return instance
+
+
+@dataclass(frozen=True)
+class TokenEntry:
+    token: Row
+    user: Row
+
+
+class _Cache:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.version = ""
+        self.loaded_at = 0.0
+        self.tokens: dict[str, TokenEntry] = {}
+        self.roles: dict[int, tuple[int, ...]] = {}
+        self.active_users: dict[int, bool] = {}
+        self.warehouses: dict[int, Row] | None = None  # active warehouses by id
+
+    def sync(self, version: str) -> None:
+        now = time.monotonic()
+        if version == self.version and now - self.loaded_at < MAX_AGE_SECONDS:
+            return
+        with self._lock:
+            if version == self.version and now - self.loaded_at < MAX_AGE_SECONDS:
+                return
+            self.version, self.loaded_at = version, now
+            self.tokens, self.roles, self.warehouses = {}, {}, None
+            self.active_users = {}
+
+    def store(self, version: str, fill: Callable[[], None]) -> None:
+        """Keep what a request read from the database (`fill` puts it in) only if the version
+        it started with is still current, in Redis and in this process."""
+        if not _still(version):
+            return
+        with self._lock:
+            if self.version == version:
+                fill()
+
+
+_cache = _Cache()
+
+
+def checked() -> tuple[_Cache, str]:
+    """The cache and the version it holds, once the version has been read (once per request,
+    on every call elsewhere)."""
+    scope = _request_version.get()
+    if scope is not None and "version" in scope:
+        return _cache, scope["version"]
+    version = _read_version()
+    _cache.sync(version)
+    if scope is not None:
+        scope["version"] = version
+    return _cache, version
+
+
+def token(key: str) -> Any | None:
+    """A DRF Token with its user (new instances, for this caller only), or None for an
+    unknown key."""
+    from rest_framework.authtoken.models import Token
+
+    cache, version = checked()
+    entry = cache.tokens.get(key)
+    if entry is None:
+        found = Token.objects.select_related("user").filter(key=key).first()
+        if found is None:
+            return None
+        entry = TokenEntry(Row.of(found), Row.of(found.user))
+        cache.store(version, lambda: cache.tokens.__setitem__(key, entry))
+    made = entry.token.build(Token)
+    made.user = entry.user.build(User)
+    return made
+
+
+def role_ids(user: AbstractBaseUser) -> list[int]:
+    """The user's roles (groups), as of this request."""
+    cache, version = checked()
+    found = cache.roles.get(user.pk)
+    if found is None:
+        read = tuple(
+            User.groups.through.objects.filter(user_id=user.pk).values_list("group_id", flat=True)
+        )
+        cache.store(version, lambda: cache.roles.__setitem__(user.pk, read))
+        found = read
+    return sorted(found)
+
+
+def user_is_active(user_id: int) -> bool:
+    """Whether a user with this id exists and is active, as of this request."""
+    cache, version = checked()
+    found = cache.active_users.get(int(user_id))
+    if found is None:
+        read = User.objects.filter(pk=int(user_id), is_active=True).exists()
+        cache.store(version, lambda: cache.active_users.__setitem__(int(user_id), read))
+        found = read
+    return found
+
+
+def active_warehouse(warehouse_id: int) -> Any | None:
+    """The active warehouse with this id (a new instance), or None."""
+    from subscriptions.models import Warehouse
+
+    cache, version = checked()
+    rows = cache.warehouses
+    if rows is None:
+        read = {w.pk: Row.of(w) for w in Warehouse.objects.filter(is_active=True)}
+
+        def fill() -> None:
+            cache.warehouses = read
+
+        cache.store(version, fill)
+        rows = read
+    row = rows.get(int(warehouse_id))
+    return None if row is None else row.build(Warehouse)
+
+
+@contextmanager
+def request_scope() -> Iterator[None]:
+    """Read the version at most once within this block (one request)."""
+    scope = _request_version.set({})
+    try:
+        yield
+    finally:
+        _request_version.reset(scope)

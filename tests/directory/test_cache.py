@@ -1,0 +1,151 @@
+"""directory.cache: polls cost no database query in steady state, and every change of a
+role, a permission, a token, a user or a warehouse is seen at the very next request."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, Permission
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from directory import cache as directory
+from notifications.services import publish
+from subscriptions.models import Subscription
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def poller(warehouse, rep_notice, role, make_user):
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    nina = make_user("nina")
+    token = Token.objects.create(user=nina)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return nina, token, client
+
+
+def poll(client, warehouse, path="/api/v1/notifications/"):
+    with CaptureQueriesContext(connection) as queries:
+        reply = client.get(path, {"warehouse": warehouse.pk})
+    return reply, len(queries)
+
+
+def test_a_steady_poll_queries_nothing_and_a_role_change_shows_at_once(
+    warehouse, rep_notice, role, poller
+):
+    nina, _, client = poller
+    note = publish(message_type=rep_notice, warehouse=warehouse, title="x")
+    poll(client, warehouse)  # fills the cache
+
+    for path in ("/api/v1/notifications/", "/api/v1/notifications/unread/"):
+        reply, queries = poll(client, warehouse, path)
+        assert reply.status_code == 200
+        assert queries == 0
+        assert reply.json()["unread_count"] == 0
+
+    nina.groups.add(role)
+    reply, _ = poll(client, warehouse)
+    assert [n["id"] for n in reply.json()["results"]] == [note.id]
+    assert reply.json()["unread_count"] == 1
+
+    nina.groups.remove(role)
+    assert poll(client, warehouse)[0].json()["unread_count"] == 0
+
+
+def test_a_deleted_token_or_inactive_user_is_refused_at_the_next_poll(warehouse, poller):
+    nina, token, client = poller
+    assert poll(client, warehouse)[0].status_code == 200
+
+    nina.is_active = False
+    nina.save()
+    assert poll(client, warehouse)[0].status_code in (401, 403)
+    nina.is_active = True
+    nina.save()
+    assert poll(client, warehouse)[0].status_code == 200
+
+    token.delete()
+    assert poll(client, warehouse)[0].status_code in (401, 403)
+
+
+def test_a_deactivated_warehouse_is_refused_at_the_next_poll(warehouse, poller):
+    _, _, client = poller
+    assert poll(client, warehouse)[0].status_code == 200
+
+    warehouse.is_active = False
+    warehouse.save()
+
+    assert poll(client, warehouse)[0].status_code == 400
+
+
+def test_a_token_deleted_while_a_request_reads_it_is_not_cached(warehouse, poller, make_user):
+    """Issue 20, row C: read token -> delete token -> another request syncs the cache -> the
+    first request stores what it read. The deleted token must not live on."""
+    _, token, client = poller
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_user('o')).key}")
+    fired: list[bool] = []
+
+    def between_read_and_store(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if not fired and "authtoken_token" in sql and token.key in (params or ()):
+            fired.append(True)
+            Token.objects.filter(pk=token.pk).delete()  # bumps the version
+            assert (
+                other.get("/api/v1/notifications/", {"warehouse": warehouse.pk}).status_code == 200
+            )
+        return result
+
+    with connection.execute_wrapper(between_read_and_store):
+        client.get("/api/v1/notifications/", {"warehouse": warehouse.pk})
+    assert fired
+
+    assert poll(client, warehouse)[0].status_code in (401, 403)
+
+
+@pytest.fixture
+def publisher(make_user):
+    pete = make_user("pete")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=pete).key}")
+    return pete, client
+
+
+def publishes(client, warehouse, rep_notice) -> int:
+    body = {"message_type": rep_notice.code, "warehouse": warehouse.pk, "title": "x"}
+    return client.post("/api/v1/notifications/", body, format="json").status_code
+
+
+def test_a_revoked_permission_is_refused_at_the_next_request(warehouse, rep_notice, publisher):
+    """Issue 20, row D: the permission removed from the user, and the one removed from their
+    group, are both honoured by the next token request."""
+    pete, client = publisher
+    permission = Permission.objects.get(codename="publish_notification")
+    pete.user_permissions.add(permission)
+    assert publishes(client, warehouse, rep_notice) == 201
+
+    pete.user_permissions.remove(permission)
+    assert publishes(client, warehouse, rep_notice) == 403
+
+    group = Group.objects.create(name="Publishers")
+    pete.groups.add(group)
+    group.permissions.add(permission)
+    assert publishes(client, warehouse, rep_notice) == 201
+    group.permissions.remove(permission)
+    assert publishes(client, warehouse, rep_notice) == 403
+
+
+def test_each_request_gets_its_own_user_and_token(poller):
+    """Nothing one request caches on the user (Django's permission cache) reaches the next."""
+    nina, token, _ = poller
+    first, second = directory.token(token.key), directory.token(token.key)
+    assert first is not None
+    assert second is not None
+
+    assert first.user.pk == second.user.pk == nina.pk
+    assert first is not second
+    assert first.user is not second.user
+    assert first.user.username == "nina"
+    assert first.user.is_active
