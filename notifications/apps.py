@@ -7,7 +7,11 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         from config import directory
+        from config.metrics import LIVE_COLLECTORS
 
         from . import signals  # noqa: F401  (deleted warehouses' and users' data go after commit)
+        from .metrics import ExpiredUnswept
+
+        LIVE_COLLECTORS.append(ExpiredUnswept())
 
         directory.connect()  # the per-process cache of users, roles, tokens and warehouses

@@ -162,6 +162,11 @@ class InboxPage:
     unread_count: int
     next_since: int
     version: ViewVersion = field(default_factory=ViewVersion)
+    # The page stopped before the newest change: not caught up, ask again from next_since.
+    has_more: bool = False
+    # The oldest slot still in the user's inboxes (None: they hold nothing): a cursor below it
+    # may have missed notifications swept since, so a stream cannot replay from it (SPEC 11).
+    oldest: int | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,18 @@ def role_ids_of(user: AbstractBaseUser) -> list[int]:
     return directory.role_ids(user)
 
 
+# The look-back starts on a whole step, so that a list without `since` is the same answer (and
+# ETag) for a minute instead of changing every millisecond.
+LOOKBACK_STEP_MS = 60_000
+
+
+def lookback_since(now_ms: int) -> int:
+    """The cursor a list without `since` starts after: NOTIFICATION_LOOKBACK_SECONDS ago,
+    rounded down to LOOKBACK_STEP_MS."""
+    start = now_ms - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000
+    return store.cursor_at(start - start % LOOKBACK_STEP_MS)
+
+
 def inbox_page(
     *,
     user: AbstractBaseUser,
@@ -32,7 +44,7 @@ def inbox_page(
     metrics.POLLS.labels("list").inc()
     now = timestamps.now_ms()
     if since is None:
-        since = store.cursor_at(now - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000)
+        since = lookback_since(now)
     return store.list_inbox(
         warehouse_id=warehouse_id,
         user_id=user.pk,
