@@ -370,7 +370,9 @@ def mark_read(
     which = ["all", settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE] if ids is None else ["ids", *ids]
     args = ["read", now_ms, user_id, settings.NOTIFICATION_POLL_EXPIRED_SCAN, *which]
     head = _head(_view(warehouse_id, user_id, role_ids, args))
-    return MarkReadResult(marked=int(head["next_since_or_marked"]), unread_count=int(head["unread"]))
+    return MarkReadResult(
+        marked=int(head["next_since_or_marked"]), unread_count=int(head["unread"])
+    )
 
 
 # --- Expiry ---------------------------------------------------------------------------------------

@@ -29,7 +29,9 @@ from .serializers import MAX_CURSOR
 _FLAGS = {"true": "1", "1": "1", "false": "0", "0": "0"}
 
 
-def _query(kind: str, params: Mapping[str, str], since: int | None = None) -> tuple[int, str] | None:
+def _query(
+    kind: str, params: Mapping[str, str], since: int | None = None
+) -> tuple[int, str] | None:
     """(warehouse id, the rest of the query as text), or None for a query this shortcut does
     not take (anything unusual): the full path answers those. A list without `since` is
     compared with the look-back it starts from now (`since`: the one the answer used), which

@@ -88,7 +88,9 @@ def _poll_commands(redis, user, warehouse_id: int) -> dict[str, int]:
     before = _commands(redis)
     selectors.unread_summary(user=user, warehouse_id=warehouse_id)
     after = _commands(redis)
-    return {name: calls - before.get(name, 0) for name, calls in after.items() if name != "cmdstat_info"}
+    return {
+        name: calls - before.get(name, 0) for name, calls in after.items() if name != "cmdstat_info"
+    }
 
 
 def test_b_a_polls_work_does_not_grow_with_what_expired_unswept(redis, busy, warehouse, clock):
@@ -120,7 +122,9 @@ def test_b_a_small_backlog_is_left_out_of_counts(busy, warehouse, clock):
     now = clock.now_ms()
     for i in range(30):
         clock.stop_at(now + (0 if i < 10 else 2_000))
-        services.publish(message_type="REP_NOTICE", warehouse=warehouse, title=f"n{i}", ttl_seconds=1)
+        services.publish(
+            message_type="REP_NOTICE", warehouse=warehouse, title=f"n{i}", ttl_seconds=1
+        )
     clock.stop_at(now + 1_500)
     assert selectors.unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 20
 
@@ -128,7 +132,9 @@ def test_b_a_small_backlog_is_left_out_of_counts(busy, warehouse, clock):
 def test_b_metrics_show_the_sweeps_backlog(client, busy, warehouse, clock):
     now = clock.now_ms()
     for i in range(3):
-        services.publish(message_type="REP_NOTICE", warehouse=warehouse, title=f"n{i}", ttl_seconds=1)
+        services.publish(
+            message_type="REP_NOTICE", warehouse=warehouse, title=f"n{i}", ttl_seconds=1
+        )
     clock.stop_at(now + 5_000)
     body = client.get("/metrics").content.decode()
     assert f'wms_expired_unswept{{warehouse="{warehouse.pk}"}} 3.0' in body
@@ -190,7 +196,7 @@ def test_g_an_alert_nobody_subscribes_to_is_still_escalated(warehouse, make_user
 
 
 def test_h_mark_all_read_does_not_silence_a_role_joined_later(busy, warehouse):
-    rita, olga = busy
+    rita, _ = busy
     open_one = services.publish(message_type="OTHER", warehouse=warehouse, title="open alert")
     services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=None)  # nothing visible to rita
 
@@ -221,17 +227,20 @@ def test_m_a_rolled_back_subscription_receives_nothing(redis, warehouse, rep_not
     class RolledBack(Exception):
         pass
 
-    with pytest.raises(RolledBack), transaction.atomic():
-        Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=rita)
-        try:
-            inside = services.publish(message_type="REP_NOTICE", warehouse=warehouse, title="x")
-        except services.store.SubscribersUnavailable:
-            pass  # "retry later" is an honest answer inside the transaction
-        else:
-            assert inside.recipients == 0
-        raise RolledBack
+    def subscribe_publish_and_roll_back() -> None:
+        with transaction.atomic():
+            Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=rita)
+            try:
+                inside = services.publish(message_type="REP_NOTICE", warehouse=warehouse, title="x")
+            except services.store.SubscribersUnavailable:
+                pass  # "retry later" is an honest answer inside the transaction
+            else:
+                assert inside.recipients == 0
+            raise RolledBack
+
+    with pytest.raises(RolledBack):
+        subscribe_publish_and_roll_back()
 
     after = services.publish(message_type="REP_NOTICE", warehouse=warehouse, title="y")
     assert after.recipients == 0
     assert selectors.unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 0
-

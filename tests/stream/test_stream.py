@@ -382,7 +382,7 @@ def test_the_cursor_of_a_live_notification_is_always_replayable(
     from notifications.domain import InboxPage
     from stream.app import replayable
 
-    rita = subscribed("rita", warehouse, rep_notice)
+    subscribed("rita", warehouse, rep_notice)
     old = notify(warehouse, "old", ttl_seconds=10 * 24 * 3600)
     clock.move_by(5 * 24 * 3600 * 1000)  # past the look-back; the notification still lives
     later = notify(warehouse, "later")
