@@ -23,10 +23,6 @@ class Severity(StrEnum):
         """0, 1, 2: the digit the flags hash stores (see keys.flags)."""
         return list(Severity).index(self)
 
-    @classmethod
-    def from_level(cls, level: int) -> Severity:
-        return list(Severity)[max(0, min(int(level), 2))]
-
 
 class Status(StrEnum):
     OPEN = "open"

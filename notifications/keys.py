@@ -167,11 +167,6 @@ def route_class(subscribers: Iterable[str]) -> str:
 # well take it in ARGV. tests/notifications/test_events.py pins both.
 
 
-def events_channel(warehouse_id: int) -> str:
-    """Pub/sub channel of a warehouse's notification events (new ones and status changes)."""
-    return f"{warehouse_prefix(warehouse_id)}:events"
-
-
 def events_channel_pattern() -> str:
     """PSUBSCRIBE pattern matching every warehouse's events channel."""
     return f"{settings.WMS_REDIS_PREFIX}:{{wh:*}}:events"

@@ -74,10 +74,6 @@ class _SubscriberCache:
         self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...], str]] = {}
         self._lock = threading.Lock()
 
-    def get(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
-        token, members, _ = self.entry(pair)
-        return token, members
-
     def entry(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...], str]:
         """Token, sorted members and their route class (keys.route_class), computed once."""
         with self._lock:

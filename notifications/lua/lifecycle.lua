@@ -32,7 +32,7 @@
 --            dropped: an escalated alert is unread again for everyone, like a re-raised one)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
--- warehouse's events channel (notifications.keys.events_channel) for open streams.
+-- warehouse's events channel (`wms:{wh:<id>}:events`, see notifications/keys.py) for open streams.
 -- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
@@ -150,7 +150,7 @@ local function save(slot, state, event, how)
   local entry = cjson.encode({event = event, at = now, by = actor})
   local before = redis.call('HGET', KEYS[9], slot)
   redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
-  -- Tell open streams, as publish.lua does (notifications.keys.events_channel): the new
+  -- Tell open streams, as publish.lua does (`wms:{wh:<id>}:events`, see notifications/keys.py): the new
   -- cursor, then the route "<id> <inbox> <inbox> ...", so no change goes without its event.
   redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
              cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))
