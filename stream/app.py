@@ -268,8 +268,8 @@ class StreamApp:
 def lifetime() -> float:
     """Seconds this stream lasts: STREAM_MAX_SECONDS less a random share of up to
     STREAM_LIFETIME_JITTER of it."""
-    jitter = min(max(settings.STREAM_LIFETIME_JITTER, 0.0), 1.0)
-    return settings.STREAM_MAX_SECONDS * (1.0 - jitter * random.random())  # noqa: S311 (spreading, not secrecy)
+    jitter = min(max(float(settings.STREAM_LIFETIME_JITTER), 0.0), 1.0)
+    return float(settings.STREAM_MAX_SECONDS) * (1.0 - jitter * random.random())  # noqa: S311 (spreading, not secrecy)
 
 
 def replayable(since: int, first: InboxPage) -> bool:

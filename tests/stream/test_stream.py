@@ -373,7 +373,9 @@ def test_a_cursor_it_cannot_replay_gets_reset_then_ready(
         first = stream.next()
         assert first is not None
         assert (first.event, first.data) == ("reset", "{}")
-        assert stream.next().event == "ready"
+        ready = stream.next()
+        assert ready is not None
+        assert ready.event == "ready"
 
 
 def test_the_cursor_of_a_live_notification_is_always_replayable(
