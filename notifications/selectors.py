@@ -36,10 +36,12 @@ def inbox_page(
     since: int | None = None,
     limit: int = 50,
     include_read: bool = False,
+    with_oldest: bool = False,
 ) -> InboxPage:
     """Notifications after the `since` cursor, oldest first, in one Redis round trip.
 
-    Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS.
+    Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS. `with_oldest`:
+    the page also says the oldest slot the user's inboxes hold (a stream's first page).
     """
     metrics.POLLS.labels("list").inc()
     now = timestamps.now_ms()
@@ -53,6 +55,7 @@ def inbox_page(
         limit=limit,
         include_read=include_read,
         now_ms=now,
+        with_oldest=with_oldest,
     )
 
 

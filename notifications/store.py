@@ -312,7 +312,9 @@ def list_inbox(
     limit: int,
     include_read: bool,
     now_ms: int,
+    with_oldest: bool = False,
 ) -> InboxPage:
+    """A page after `since`; `with_oldest`: also the oldest slot the user's inboxes hold."""
     reply = _view(
         warehouse_id,
         user_id,
@@ -326,6 +328,7 @@ def list_inbox(
             limit,
             "1" if include_read else "0",
             settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
+            "1" if with_oldest else "0",
         ],
     )
     head = _head(reply)

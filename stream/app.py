@@ -154,7 +154,7 @@ class StreamApp:
                 position = await self.hub.current_cursor(warehouse_id)
                 first = None
                 if since is not None:
-                    first = await access.run_db(_replay_page, user, warehouse_id, since)
+                    first = await access.run_db(_replay_page, user, warehouse_id, since, True)
             except STORE_DOWN:
                 raise redis_down() from None
         except HttpError as exc:
@@ -282,14 +282,16 @@ def replayable(since: int, first: InboxPage) -> bool:
     return first.oldest is not None and since >= first.oldest
 
 
-def _replay_page(user: Any, warehouse_id: int, since: int) -> InboxPage:
-    # Read ones too: a stream tells every change; the client replaces its copy by id.
+def _replay_page(user: Any, warehouse_id: int, since: int, first: bool = False) -> InboxPage:
+    # Read ones too: a stream tells every change; the client replaces its copy by id. The
+    # first page also says what the user's inboxes still hold (can it replay from `since`?).
     return selectors.inbox_page(
         user=user,
         warehouse_id=warehouse_id,
         since=since,
         limit=settings.NOTIFICATION_PAGE_MAX,
         include_read=True,
+        with_oldest=first,
     )
 
 

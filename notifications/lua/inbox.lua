@@ -26,6 +26,7 @@
 -- ARGV[4] most expired but not yet swept notifications looked at to leave them out of counts
 -- list:   ARGV[5] since (exclusive cursor)  ARGV[6] limit  ARGV[7] "1" to include read ones
 --         ARGV[8] most entries to look at beyond the page (then next_since says how far it got)
+--         ARGV[9] "1" to also return `oldest` (what a stream needs to decide it can replay)
 -- latest: ARGV[5] how many
 -- read:   ARGV[5] "all": ARGV[6] most notifications also marked one by one (a small "all")
 --         ARGV[5] "ids": ARGV[6..] notification ids (UUIDs)
@@ -47,6 +48,9 @@ local HEAD = 10
 -- Everything of a class raised up to the user's watermark of that class is read for the user.
 local marks = watermarks_of(KEYS[13], uid)
 local function watermark(class) return watermark_in(marks, class) end
+-- Above the highest of them nothing is read by watermark: no need to look up a class.
+local highest_mark = 0
+for _, cursor in pairs(marks) do highest_mark = math.max(highest_mark, cursor) end
 
 -- The classes the user's inboxes are in (their own and their roles', read at poll time).
 local visible_classes, class_list = {}, {}
@@ -348,7 +352,8 @@ if op == 'list' then
       reached = a
       -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
       if not redis.call('ZSCORE', KEYS[8], a) and live(a) then
-        local read = read_by_me(a, place_of(a), a_n)
+        local read
+        if a_n > highest_mark then read = marked_by_me(a) else read = read_by_me(a, place_of(a), a_n) end
         if include_read or not read then
           add(a, a, read)
           emitted = emitted + 1
@@ -373,9 +378,11 @@ if op == 'list' then
   -- the client is not caught up, and asks again from next_since.
   reply[9] = (a or b) and 1 or 0
   local oldest
-  for i = FIRST_INBOX, #KEYS do
-    local first = redis.call('ZRANGE', KEYS[i], 0, 0)[1]
-    if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
+  if ARGV[9] == '1' then
+    for i = FIRST_INBOX, #KEYS do
+      local first = redis.call('ZRANGE', KEYS[i], 0, 0)[1]
+      if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
+    end
   end
   reply[10] = oldest or ''
 elseif op == 'latest' then
