@@ -23,12 +23,11 @@
 local f = tonumber(ARGV[1])
 local FIRST_INBOX = 16
 
-local RM = {markers = KEYS[14], watermarks = KEYS[13], readopen = KEYS[15]}
 
 -- Out of the open index and out of the counts of those who read it one by one.
 local function retire(slot, place)
   redis.call('ZREM', KEYS[12], place .. ':' .. slot)
-  tally(RM, slot, place, -1)
+  tally(KEYS[14], KEYS[13], KEYS[15], slot, place, -1)
 end
 
 local removed = 0

@@ -32,7 +32,7 @@
 --            dropped: an escalated alert is unread again for everyone, like a re-raised one)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
--- warehouse's events channel (`wms:{wh:<id>}:events`, see notifications/keys.py) for open streams.
+-- warehouse's events channel (see notifications/keys.py) for open streams.
 -- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
@@ -98,8 +98,8 @@ local function reply(code, slot, cursor, extra)
           redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
 end
 
--- The read model's keys, for the helpers of read_model.lua (put in front of this script).
-local RM = {markers = KEYS[20], watermarks = KEYS[19], readopen = KEYS[21]}
+-- The read model's tally (read_model.lua, put in front of this script) over this script's keys.
+local function tally_here(slot, place, delta) tally(KEYS[20], KEYS[19], KEYS[21], slot, place, delta) end
 
 -- The class id of a set of inboxes: as notifications.keys.route_class computes it.
 local function class_of(members)
@@ -124,7 +124,7 @@ local function save(slot, state, event, how)
   local flag = redis.call('HGET', KEYS[6], slot)
   if old and is_open_flag(flag) then
     redis.call('ZREM', KEYS[18], old .. ':' .. slot)
-    tally(RM, slot, old, -1)
+    tally_here(slot, old, -1)
   end
   if how.reraise then
     for i = how.marks_from, #KEYS do redis.call('ZREM', KEYS[i], slot) end
@@ -142,7 +142,7 @@ local function save(slot, state, event, how)
     redis.call('HSET', KEYS[17], slot, place)
     if state.status == 'open' then
       redis.call('ZADD', KEYS[18], 0, place .. ':' .. slot)
-      tally(RM, slot, place, 1)
+      tally_here(slot, place, 1)
     end
   end
   redis.call('HSET', KEYS[7], slot, cjson.encode(state))
@@ -150,7 +150,7 @@ local function save(slot, state, event, how)
   local entry = cjson.encode({event = event, at = now, by = actor})
   local before = redis.call('HGET', KEYS[9], slot)
   redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
-  -- Tell open streams, as publish.lua does (`wms:{wh:<id>}:events`, see notifications/keys.py): the new
+  -- Tell open streams, as publish.lua does (see notifications/keys.py): the new
   -- cursor, then the route "<id> <inbox> <inbox> ...", so no change goes without its event.
   redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
              cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))

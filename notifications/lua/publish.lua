@@ -100,7 +100,7 @@ redis.call('HSET', KEYS[12], c, place)
 redis.call('ZADD', KEYS[13], 0, place .. ':' .. c)
 
 -- Tell open streams in the same script that delivers: no event without a delivery and no
--- delivery without an event. Channel: `wms:{wh:<id>}:events` (the sequence key's
+-- delivery without an event. Channel: the warehouse's events channel (the sequence key's
 -- name with ":events" for ":seq"); payload: cursor, id, inboxes (the convention in keys.py).
 redis.call('PUBLISH', (string.gsub(KEYS[3], ':seq$', ':events')),
            c .. ' ' .. ARGV[3] .. ' ' .. table.concat(subscribers, ' '))

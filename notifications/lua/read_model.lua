@@ -1,7 +1,10 @@
 -- The read model's shared helpers (README "The read model"). The loader puts this file in
 -- front of publish.lua, inbox.lua, lifecycle.lua and expire.lua (LuaScript prelude): written
 -- once, never copied. Each script declares the keys at its own KEYS positions, so every helper
--- takes the keys it touches as arguments. No KEYS, no ARGV, no writes of its own at load time.
+-- takes the keys it touches as arguments. No writes of its own at load time.
+-- KEYS[] none of its own: each helper's `..._key` parameters are KEYS entries of the script.
+-- ARGV none of its own.
+-- Returns nothing: it only defines local functions for the script that follows it.
 --
 -- Names used below:
 --   place   "<class>:<severity digit>:<raise cursor, 16 digits>" (places hash, per slot)
@@ -116,17 +119,17 @@ end
 
 -- An open notification at `place` enters (delta 1) or leaves (delta -1) the counts of every
 -- user who marked it read one by one while their watermark for its class was below its raise.
-local function tally(keys, slot, place, delta)
-  local markers = redis.call('HGET', keys.markers, slot)
+local function tally(markers_key, watermarks_key, readopen_key, slot, place, delta)
+  local markers = redis.call('HGET', markers_key, slot)
   if not markers then return end
   local class, level, raise = place_parts(place)
   local head = class .. ':' .. level
   for user in string.gmatch(markers, '%S+') do
-    if raise > user_watermark(keys.watermarks, user, class) then
+    if raise > user_watermark(watermarks_key, user, class) then
       if delta > 0 then
-        bump_read_open(keys.readopen, user, head)
-      elseif redis.call('HINCRBY', keys.readopen, user .. ':' .. head, -1) <= 0 then
-        forget_read_open(keys.readopen, user, head)
+        bump_read_open(readopen_key, user, head)
+      elseif redis.call('HINCRBY', readopen_key, user .. ':' .. head, -1) <= 0 then
+        forget_read_open(readopen_key, user, head)
       end
     end
   end
