@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+from django.db import DatabaseError
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -31,7 +32,7 @@ class ExpiredUnswept(Collector):
         try:
             ids = list(Warehouse.objects.values_list("id", flat=True))
             counts = store.expired_unswept_many(ids, now_ms=timestamps.now_ms())
-        except REDIS_UNAVAILABLE as exc:
+        except (*REDIS_UNAVAILABLE, DatabaseError) as exc:
             logger.warning("wms_expired_unswept left out of /metrics: %s", exc)
             return
         for warehouse_id, count in counts.items():
