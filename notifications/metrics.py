@@ -17,6 +17,9 @@ from . import store
 
 logger = logging.getLogger(__name__)
 
+# Redis or the database out of reach: the figure is left out, the scrape still answers.
+_UNAVAILABLE: tuple[type[Exception], ...] = (*REDIS_UNAVAILABLE, DatabaseError)
+
 
 class ExpiredUnswept(Collector):
     """wms_expired_unswept{warehouse}: notifications past their expiry that the sweep has not
@@ -32,7 +35,7 @@ class ExpiredUnswept(Collector):
         try:
             ids = list(Warehouse.objects.values_list("id", flat=True))
             counts = store.expired_unswept_many(ids, now_ms=timestamps.now_ms())
-        except (*REDIS_UNAVAILABLE, DatabaseError) as exc:
+        except _UNAVAILABLE as exc:
             logger.warning("wms_expired_unswept left out of /metrics: %s", exc)
             return
         for warehouse_id, count in counts.items():
