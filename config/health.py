@@ -23,6 +23,7 @@ from prometheus_client import (
 )
 from redis.cluster import RedisCluster
 
+from config.metrics import LIVE_COLLECTORS
 from config.redis import REDIS_UNAVAILABLE, get_redis
 
 logger = logging.getLogger(__name__)
@@ -87,4 +88,8 @@ def metrics(request: HttpRequest) -> HttpResponse:
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
-    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    live = CollectorRegistry(auto_describe=False)
+    for collector in LIVE_COLLECTORS:
+        live.register(collector)
+    body = generate_latest(registry) + generate_latest(live)
+    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

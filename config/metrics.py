@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import Counter, Histogram
+from prometheus_client.registry import Collector
 
 REQUESTS = Counter(
     "wms_http_requests",
@@ -55,6 +56,11 @@ PERIODIC_RUNS = Counter(
     "Periodic task invocations: `ran`, `failed`, or `skipped` (another beat's run had the tick).",
     ["task", "outcome"],
 )
+
+
+# Collectors that read the state of the data when /metrics is scraped (apps add theirs in
+# `ready()`), rather than counting in a process: e.g. what the expiry sweep has yet to remove.
+LIVE_COLLECTORS: list[Collector] = []
 
 
 class MetricsMiddleware:

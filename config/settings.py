@@ -305,6 +305,10 @@ NOTIFICATION_SUMMARY_SIZE = 5
 # A poll looks at most this many entries beyond its page (read or expired ones it skips) in one
 # call; then `next_since` says how far it got and the next poll goes on from there.
 NOTIFICATION_POLL_SCAN_BEYOND_PAGE = env.int("NOTIFICATION_POLL_SCAN_BEYOND_PAGE", default=200)
+# A poll leaves expired notifications the sweep has not removed yet out of its counts, looking at
+# no more than this many (so its cost does not grow with the sweep's backlog); a bigger backlog
+# shows in /metrics as wms_expired_unswept.
+NOTIFICATION_POLL_EXPIRED_SCAN = env.int("NOTIFICATION_POLL_EXPIRED_SCAN", default=1000)
 # "Mark all read" moves the user's watermark (O(1)); when it covers at most this many
 # notifications it also writes their read marks one by one, as marking always did.
 NOTIFICATION_MARK_ALL_ONE_BY_ONE = env.int("NOTIFICATION_MARK_ALL_ONE_BY_ONE", default=100)
@@ -487,6 +491,9 @@ STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=8)
 # How often each web process looks whether users, tokens, roles or warehouses changed (one Redis
 # GET); when they did, every open stream's access is checked again through the directory.
 STREAM_ACCESS_CHECK_SECONDS = env.float("STREAM_ACCESS_CHECK_SECONDS", default=1.0)
+# Each stream lasts STREAM_MAX_SECONDS less a random share of up to this part of it, so streams
+# opened together do not all end together.
+STREAM_LIFETIME_JITTER = env.float("STREAM_LIFETIME_JITTER", default=0.2)
 # The reconnection delay the stream asks browsers for (SSE `retry:`), in milliseconds.
 STREAM_RETRY_MS = env.int("STREAM_RETRY_MS", default=3000)
 # The page uses the stream (and falls back to polling) unless this is off; while the stream is

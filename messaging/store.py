@@ -359,11 +359,6 @@ def drop_stale(*, user_id: int, entries: Sequence[tuple[str, float]]) -> None:
     batch.execute()
 
 
-def touch_activity(*, chat_id: str, activity_ms: int) -> None:
-    """Record activity in the index the idle sweep reads (never moves backwards)."""
-    get_redis().zadd(keys.activity(), {chat_id: activity_ms}, gt=True)
-
-
 # --- Recent contacts ----------------------------------------------------------------------------
 
 

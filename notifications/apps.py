@@ -6,4 +6,9 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
+        from config.metrics import LIVE_COLLECTORS
+
         from . import signals  # noqa: F401  (deleted warehouses' and users' data go after commit)
+        from .metrics import ExpiredUnswept
+
+        LIVE_COLLECTORS.append(ExpiredUnswept())

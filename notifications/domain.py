@@ -23,10 +23,6 @@ class Severity(StrEnum):
         """0, 1, 2: the digit the flags hash stores (see keys.flags)."""
         return list(Severity).index(self)
 
-    @classmethod
-    def from_level(cls, level: int) -> Severity:
-        return list(Severity)[max(0, min(int(level), 2))]
-
 
 class Status(StrEnum):
     OPEN = "open"
@@ -162,6 +158,11 @@ class InboxPage:
     unread_count: int
     next_since: int
     version: ViewVersion = field(default_factory=ViewVersion)
+    # The page stopped before the newest change: not caught up, ask again from next_since.
+    has_more: bool = False
+    # The oldest slot still in the user's inboxes (None: they hold nothing): a cursor below it
+    # may have missed notifications swept since, so a stream cannot replay from it (SPEC 11).
+    oldest: int | None = None
 
 
 @dataclass(frozen=True)

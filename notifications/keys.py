@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from config import keyfamilies
 from config.keyspace import glob_escape
 from subscriptions.keys import warehouse_prefix
 
@@ -166,11 +167,6 @@ def route_class(subscribers: Iterable[str]) -> str:
 # well take it in ARGV. tests/notifications/test_events.py pins both.
 
 
-def events_channel(warehouse_id: int) -> str:
-    """Pub/sub channel of a warehouse's notification events (new ones and status changes)."""
-    return f"{warehouse_prefix(warehouse_id)}:events"
-
-
 def events_channel_pattern() -> str:
     """PSUBSCRIBE pattern matching every warehouse's events channel."""
     return f"{settings.WMS_REDIS_PREFIX}:{{wh:*}}:events"
@@ -233,29 +229,22 @@ class WarehouseKey:
     """A warehouse key taken apart: `owner` is whose data it is, as far as the sweep cares."""
 
     warehouse_id: int
-    kind: str  # "user" (inbox u:, read marks), "role" (inbox r:), "rule", "type" or "other"
+    kind: str  # "user", "role", "rule", "type" (config.keyfamilies owners) or "other"
     owner: str = ""  # the user, role or message type id, or the rule id
 
 
-_WAREHOUSE_KEY = re.compile(r"\{wh:([0-9]{1,19})\}:(.*)", re.DOTALL)
-_OWNERS = (
-    ("user", re.compile(r"inbox:u:([0-9]{1,19})")),
-    ("user", re.compile(r"read:([0-9]{1,19})")),
-    ("role", re.compile(r"inbox:r:([0-9]{1,19})")),
-    ("rule", re.compile(r"rule:(.+):sent", re.DOTALL)),
-    ("type", re.compile(r"subs:([0-9]{1,19})(?::token)?")),
-)
+_WAREHOUSE_KEY = re.compile(r"\{wh:([0-9]{1,19})\}:.*", re.DOTALL)
 
 
 def parse_warehouse_key(key: str) -> WarehouseKey | None:
-    """The warehouse (and owner) of a key under the `{wh:<id>}` tag, else None."""
+    """The warehouse (and owner) of a key under the `{wh:<id>}` tag, else None. Families and
+    their owners come from the one registry, config.keyfamilies; a key of no family there is
+    "other" (removed only with its warehouse)."""
     head = f"{settings.WMS_REDIS_PREFIX}:"
     found = _WAREHOUSE_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
     if found is None:
         return None
-    warehouse_id, rest = int(found[1]), found[2]
-    for kind, pattern in _OWNERS:
-        owner = pattern.fullmatch(rest)
-        if owner:
-            return WarehouseKey(warehouse_id, kind, owner[1])
-    return WarehouseKey(warehouse_id, "other")
+    parsed = keyfamilies.parse(key)
+    if parsed is None or parsed.warehouse_id is None or not parsed.family.owner:
+        return WarehouseKey(int(found[1]), "other")
+    return WarehouseKey(parsed.warehouse_id, parsed.family.owner, parsed.owner)

@@ -21,7 +21,7 @@ from .store import (
     visible_inboxes,
 )
 
-_lifecycle = LuaScript.beside(__file__, "lifecycle")
+_lifecycle = LuaScript.beside(__file__, "lifecycle", prelude="read_model")
 
 
 class Outcome(StrEnum):

@@ -18,6 +18,18 @@ def role_ids_of(user: AbstractBaseUser) -> list[int]:
     return directory.role_ids(user)
 
 
+# The look-back starts on a whole step, so that a list without `since` is the same answer (and
+# ETag) for a minute instead of changing every millisecond.
+LOOKBACK_STEP_MS = 60_000
+
+
+def lookback_since(now_ms: int) -> int:
+    """The cursor a list without `since` starts after: NOTIFICATION_LOOKBACK_SECONDS ago,
+    rounded down to LOOKBACK_STEP_MS."""
+    start = now_ms - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000
+    return store.cursor_at(start - start % LOOKBACK_STEP_MS)
+
+
 def inbox_page(
     *,
     user: AbstractBaseUser,
@@ -25,15 +37,17 @@ def inbox_page(
     since: int | None = None,
     limit: int = 50,
     include_read: bool = False,
+    with_oldest: bool = False,
 ) -> InboxPage:
     """Notifications after the `since` cursor, oldest first, in one Redis round trip.
 
-    Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS.
+    Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS. `with_oldest`:
+    the page also says the oldest slot the user's inboxes hold (a stream's first page).
     """
     metrics.POLLS.labels("list").inc()
     now = timestamps.now_ms()
     if since is None:
-        since = store.cursor_at(now - settings.NOTIFICATION_LOOKBACK_SECONDS * 1000)
+        since = lookback_since(now)
     return store.list_inbox(
         warehouse_id=warehouse_id,
         user_id=user.pk,
@@ -42,6 +56,7 @@ def inbox_page(
         limit=limit,
         include_read=include_read,
         now_ms=now,
+        with_oldest=with_oldest,
     )
 
 

@@ -203,7 +203,11 @@ def _deliver(
             notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms
         )
     except store.NotMirrored:
-        subscription_services.rebuild_warehouse(notification.warehouse)
+        # Inside a transaction, what it changed is mirrored at its commit, never from here:
+        # a rollback must not leave Redis holding subscriptions that never were (SPEC 1).
+        subscription_services.rebuild_warehouse(
+            notification.warehouse, skip=subscription_services.uncommitted_pairs()
+        )
     try:
         return store.deliver(
             notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms

@@ -28,9 +28,9 @@ from .domain import (
 )
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
-_publish = LuaScript.beside(__file__, "publish", replicated=True)
-_inbox = LuaScript.beside(__file__, "inbox")
-_expire = LuaScript.beside(__file__, "expire")
+_publish = LuaScript.beside(__file__, "publish", replicated=True, prelude="read_model")
+_inbox = LuaScript.beside(__file__, "inbox", prelude="read_model")
+_expire = LuaScript.beside(__file__, "expire", prelude="read_model")
 _prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")
 
 # Cursors are now_ms * 1024 (+ a sequence within the millisecond): see lua/publish.lua.
@@ -73,10 +73,6 @@ class _SubscriberCache:
     def __init__(self) -> None:
         self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...], str]] = {}
         self._lock = threading.Lock()
-
-    def get(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
-        token, members, _ = self.entry(pair)
-        return token, members
 
     def entry(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...], str]:
         """Token, sorted members and their route class (keys.route_class), computed once."""
@@ -225,12 +221,30 @@ def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequen
     return _inbox(keys=view_keys(warehouse_id, user_id, role_ids), args=args)
 
 
-# lua/inbox.lua's reply: 8 figures, then 4 values per item.
-_HEAD = 8
+# lua/inbox.lua's reply: these head values by name, then 4 values per item.
+INBOX_HEAD = (
+    "unread",
+    "next_since_or_marked",
+    "info",
+    "warning",
+    "critical",
+    "sequence",
+    "next_expiry",
+    "read_version",
+    "has_more",
+    "oldest",
+)
+_HEAD = len(INBOX_HEAD)
 
 
-def _version(reply: list) -> ViewVersion:
-    return ViewVersion(_text(reply[5]), _text(reply[6]), _text(reply[7]))
+def _head(reply: list) -> dict[str, Any]:
+    return dict(zip(INBOX_HEAD, reply[:_HEAD], strict=True))
+
+
+def _version(head: dict[str, Any]) -> ViewVersion:
+    return ViewVersion(
+        _text(head["sequence"]), _text(head["next_expiry"]), _text(head["read_version"])
+    )
 
 
 def view_version_commands(batch: Batch, *, warehouse_id: int, user_id: int, now_ms: int) -> None:
@@ -285,8 +299,8 @@ def _items(flat: list) -> list[InboxItem]:
     return items
 
 
-def _by_severity(reply: list) -> dict[str, int]:
-    return {severity: int(reply[2 + severity.level]) for severity in Severity}
+def _by_severity(head: dict[str, Any]) -> dict[str, int]:
+    return {severity: int(head[str(severity.value)]) for severity in Severity}
 
 
 def list_inbox(
@@ -298,7 +312,9 @@ def list_inbox(
     limit: int,
     include_read: bool,
     now_ms: int,
+    with_oldest: bool = False,
 ) -> InboxPage:
+    """A page after `since`; `with_oldest`: also the oldest slot the user's inboxes hold."""
     reply = _view(
         warehouse_id,
         user_id,
@@ -307,29 +323,37 @@ def list_inbox(
             "list",
             now_ms,
             user_id,
+            settings.NOTIFICATION_POLL_EXPIRED_SCAN,
             since,
             limit,
             "1" if include_read else "0",
             settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
+            "1" if with_oldest else "0",
         ],
     )
+    head = _head(reply)
+    oldest = _text(head["oldest"])
     return InboxPage(
         items=_items(reply[_HEAD:]),
-        unread_count=int(reply[0]),
-        next_since=int(reply[1]),
-        version=_version(reply),
+        unread_count=int(head["unread"]),
+        next_since=int(head["next_since_or_marked"]),
+        version=_version(head),
+        has_more=bool(int(head["has_more"])),
+        oldest=int(oldest) if oldest else None,
     )
 
 
 def latest_unread(
     *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
 ) -> UnreadSummary:
-    reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, count])
+    scan = settings.NOTIFICATION_POLL_EXPIRED_SCAN
+    reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, scan, count])
+    head = _head(reply)
     return UnreadSummary(
-        unread_count=int(reply[0]),
+        unread_count=int(head["unread"]),
         latest=_items(reply[_HEAD:]),
-        by_severity=_by_severity(reply),
-        version=_version(reply),
+        by_severity=_by_severity(head),
+        version=_version(head),
     )
 
 
@@ -343,9 +367,11 @@ def mark_read(
 ) -> MarkReadResult:
     """Mark the given notification ids read for the user, or all of them when ids is None."""
     which = ["all", settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE] if ids is None else ["ids", *ids]
-    args = ["read", now_ms, user_id, *which]
-    reply = _view(warehouse_id, user_id, role_ids, args)
-    return MarkReadResult(marked=int(reply[1]), unread_count=int(reply[0]))
+    args = ["read", now_ms, user_id, settings.NOTIFICATION_POLL_EXPIRED_SCAN, *which]
+    head = _head(_view(warehouse_id, user_id, role_ids, args))
+    return MarkReadResult(
+        marked=int(head["next_since_or_marked"]), unread_count=int(head["unread"])
+    )
 
 
 # --- Expiry ---------------------------------------------------------------------------------------
@@ -396,6 +422,21 @@ def remove_expired(
         ],
     )
     return int(reply[0]), int(reply[1])
+
+
+def expired_unswept(warehouse_id: int, *, now_ms: int) -> int:
+    """How many notifications of the warehouse are past their expiry and not swept yet."""
+    return expired_unswept_many([warehouse_id], now_ms=now_ms)[warehouse_id]
+
+
+def expired_unswept_many(warehouse_ids: Sequence[int], *, now_ms: int) -> dict[int, int]:
+    """expired_unswept of each warehouse, in one round trip (ZCOUNT: O(log n) each)."""
+    if not warehouse_ids:
+        return {}
+    batch = Batch()
+    for warehouse_id in warehouse_ids:
+        batch.command("ZCOUNT", keys.expiry(warehouse_id), "-inf", now_ms)
+    return {w: int(n) for w, n in zip(warehouse_ids, batch.execute(), strict=True)}
 
 
 def scan_readers(warehouse_id: int, *, cursor: int, count: int) -> tuple[int, list[int]]:

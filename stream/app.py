@@ -9,15 +9,22 @@ Then, in this order, so a reconnect loses nothing and repeats nothing:
 1. registers with the hub (Redis subscription live) — else 503 + Retry-After;
 2. reads the warehouse's current cursor — else 503;
 3. with Last-Event-ID (or ?since=), replays the notifications after it through the inbox
-   selector, a page at a time (the first page before answering, so Redis errors are a 503);
+   selector, page after page until a page says it is caught up (`has_more` false: a short or
+   empty page alone never means that), the first page before answering, so Redis errors are a
+   503; a cursor it cannot replay from (older than the look-back and than everything the
+   user's inboxes still hold) gets `event: reset` instead, and the client reloads;
 4. sends `event: ready` whose id is the cursor everything up to which has been sent, and
    from then on the live events, dropping any notification at or below that cursor.
+
+A stream lasts STREAM_MAX_SECONDS less a random part of up to STREAM_LIFETIME_JITTER of it,
+so streams opened together (after a deploy) do not all end, and come back, together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from http import HTTPStatus
@@ -28,6 +35,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from rest_framework.renderers import JSONRenderer
 
+from config import timestamps
 from config.redis import REDIS_UNAVAILABLE
 from notifications import selectors
 from notifications.api.serializers import MAX_CURSOR
@@ -152,7 +160,7 @@ class StreamApp:
                 position = await self.hub.current_cursor(warehouse_id)
                 first = None
                 if since is not None:
-                    first = await access.run_db(_replay_page, user, warehouse_id, since)
+                    first = await access.run_db(_replay_page, user, warehouse_id, since, True)
             except STORE_DOWN:
                 raise redis_down() from None
         except HttpError as exc:
@@ -193,16 +201,21 @@ class StreamApp:
             await write(sse.retry(settings.STREAM_RETRY_MS))
             sent = since or 0
             page = first
+            if since is not None and first is not None and not replayable(since, first):
+                await write(sse.frame(event="reset", data=b"{}"))
+                page = None
             while page is not None and listener.closed is None:
                 for item in page.items:
                     await write(
                         sse.frame(event="notification", data=events.item_data(item), id=item.cursor)
                     )
                     sent = max(sent, item.cursor)
-                if len(page.items) < settings.NOTIFICATION_PAGE_MAX:
+                if not page.has_more:
                     break
                 try:
-                    page = await access.run_db(_replay_page, user, listener.warehouse_id, sent)
+                    page = await access.run_db(
+                        _replay_page, user, listener.warehouse_id, page.next_since
+                    )
                 except REDIS_UNAVAILABLE:
                     return  # the client reconnects from the last id it received
             sent = max(sent, position)
@@ -222,7 +235,7 @@ class StreamApp:
         sent: int,
     ) -> None:
         heartbeat = settings.STREAM_HEARTBEAT_SECONDS
-        ends_at = time.monotonic() + settings.STREAM_MAX_SECONDS
+        ends_at = time.monotonic() + lifetime()
         recheck_at = time.monotonic() + settings.STREAM_RECHECK_SECONDS
         while True:
             now = time.monotonic()
@@ -255,14 +268,33 @@ class StreamApp:
                 await write(b"".join(chunk))
 
 
-def _replay_page(user: Any, warehouse_id: int, since: int) -> InboxPage:
-    # Read ones too: a stream tells every change; the client replaces its copy by id.
+def lifetime() -> float:
+    """Seconds this stream lasts: STREAM_MAX_SECONDS less a random share of up to
+    STREAM_LIFETIME_JITTER of it."""
+    jitter = min(max(float(settings.STREAM_LIFETIME_JITTER), 0.0), 1.0)
+    return float(settings.STREAM_MAX_SECONDS) * (1.0 - jitter * random.random())  # noqa: S311 (spreading, not secrecy)
+
+
+def replayable(since: int, first: InboxPage) -> bool:
+    """Whether replaying after `since` can tell the client everything (SPEC 11): a cursor
+    within the look-back, or not older than what the user's inboxes still hold (the cursor of
+    a notification still alive always is). Older than both, notifications after it may have
+    been swept: the client must reload instead."""
+    if since >= selectors.lookback_since(timestamps.now_ms()):
+        return True
+    return first.oldest is not None and since >= first.oldest
+
+
+def _replay_page(user: Any, warehouse_id: int, since: int, first: bool = False) -> InboxPage:
+    # Read ones too: a stream tells every change; the client replaces its copy by id. The
+    # first page also says what the user's inboxes still hold (can it replay from `since`?).
     return selectors.inbox_page(
         user=user,
         warehouse_id=warehouse_id,
         since=since,
         limit=settings.NOTIFICATION_PAGE_MAX,
         include_read=True,
+        with_oldest=first,
     )
 
 

@@ -160,15 +160,17 @@ _rebuild_locks: defaultdict[int, threading.Lock] = defaultdict(threading.Lock)
 _rebuild_locks_guard = threading.Lock()
 
 
-def rebuild_warehouse(warehouse_id: int) -> None:
-    """Mirror every pair of one warehouse from the database (publishing found one missing)."""
+def rebuild_warehouse(warehouse_id: int, *, skip: frozenset[Pair] = frozenset()) -> None:
+    """Mirror every pair of one warehouse from the database (publishing found one missing),
+    but those in `skip` (pairs whose rows the caller's open transaction changed: Redis must
+    not hold what may yet be rolled back)."""
     with _rebuild_locks_guard:
         lock = _rebuild_locks[warehouse_id]
     if not lock.acquire(blocking=False):
         with lock:  # another thread is rebuilding it right now: its result will do
             return
     try:
-        written = resync_pairs(all_pairs([warehouse_id]))
+        written = resync_pairs(all_pairs([warehouse_id]) - skip)
         logger.warning(
             "Subscriber sets of warehouse %s were missing from Redis; rebuilt %d from the database",
             warehouse_id,
@@ -201,6 +203,16 @@ def schedule_resync(pairs: Iterable[Pair], *, using: str = "default") -> None:
         _pending.pairs = set()
     _pending.pairs.update(pairs)
     transaction.on_commit(_flush_pending, using=using)
+
+
+def uncommitted_pairs(*, using: str = "default") -> frozenset[Pair]:
+    """Pairs changed in this thread's open transaction (they are mirrored at its commit): their
+    rows as this connection reads them may be rolled back. Empty outside a transaction (and in
+    the transaction a test case wraps around each test, which never commits)."""
+    connection = transaction.get_connection(using)
+    if not any(not getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
+        return frozenset()
+    return frozenset(getattr(_pending, "pairs", ()))
 
 
 def _flush_pending() -> None:

@@ -23,22 +23,28 @@ from config import timestamps
 from config.redis import Batch
 from directory import cache as directory
 
-from .. import store
+from .. import selectors, store
 from ..domain import ViewVersion
 from .serializers import MAX_CURSOR
 
 _FLAGS = {"true": "1", "1": "1", "false": "0", "0": "0"}
 
 
-def _query(kind: str, params: Mapping[str, str]) -> tuple[int, str] | None:
+def _query(
+    kind: str, params: Mapping[str, str], since: int | None = None
+) -> tuple[int, str] | None:
     """(warehouse id, the rest of the query as text), or None for a query this shortcut does
-    not take (anything unusual, or a list without `since`, whose look-back moves with time):
-    the full path answers those."""
+    not take (anything unusual): the full path answers those. A list without `since` is
+    compared with the look-back it starts from now (`since`: the one the answer used), which
+    moves once a minute (selectors.lookback_since)."""
     try:
         warehouse_id = int(params["warehouse"])
         if kind == "unread":
             return warehouse_id, ""
-        since = int(params["since"])
+        if "since" in params:
+            since = int(params["since"])
+        elif since is None:
+            since = selectors.lookback_since(timestamps.now_ms())
         limit = int(params.get("limit", "50"))
         include_read = _FLAGS[params.get("include_read", "false").lower()]
     except (KeyError, ValueError):
@@ -98,9 +104,17 @@ def not_modified(request: Request, kind: str) -> HttpResponseNotModified | None:
     return response
 
 
-def tagged(response: Response, request: Request, kind: str, version: ViewVersion) -> Response:
-    """The full answer, with its ETag when its query is one `not_modified` can compare."""
-    query = _query(kind, request.query_params)
+def tagged(
+    response: Response,
+    request: Request,
+    kind: str,
+    version: ViewVersion,
+    *,
+    since: int | None = None,
+) -> Response:
+    """The full answer, with its ETag when its query is one `not_modified` can compare
+    (`since`: the cursor a list without one started from)."""
+    query = _query(kind, request.query_params, since)
     if query is not None:
         response["ETag"] = _etag(kind, request, query[0], query[1], version)
         patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))

@@ -164,6 +164,10 @@ class InboxPageOutput(serializers.Serializer):
     results = NotificationOutput(many=True, source="items")
     unread_count = serializers.IntegerField()
     next_since = serializers.IntegerField()
+    has_more = serializers.BooleanField(
+        help_text="True when the page stopped before the newest change (it was full, or it "
+        "ended early to bound its work): ask again from `next_since`. Only false means caught up."
+    )
 
 
 class BySeverityOutput(serializers.Serializer):

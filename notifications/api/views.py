@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import errors
+from config import errors, timestamps
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
@@ -53,15 +53,18 @@ class NotificationListView(NotificationAPIView):
             return unchanged
         query = s.InboxQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        since = query.validated_data.get("since")
+        if since is None:
+            since = selectors.lookback_since(timestamps.now_ms())
         page = selectors.inbox_page(
             user=signed_in(request),
             warehouse_id=query.validated_data["warehouse"].pk,
-            since=query.validated_data.get("since"),
+            since=since,
             limit=query.validated_data["limit"],
             include_read=query.validated_data["include_read"],
         )
         response = Response(s.InboxPageOutput(page).data)
-        return etags.tagged(response, request, self.etag_kind, page.version)
+        return etags.tagged(response, request, self.etag_kind, page.version, since=since)
 
     @extend_schema(
         request=s.PublishInput,

@@ -18,45 +18,16 @@
 -- ARGV[2 .. 1+f] their cursors;  ARGV[2+f .. 1+2f] their ids (UUIDs)
 -- ARGV[2+2f ..] one cursor per inbox key in KEYS[16..], same order
 -- Returns {inbox entries removed, notifications removed}
+-- Helpers (tally, leave_class, ...) come from read_model.lua, put in front by the loader.
 
 local f = tonumber(ARGV[1])
 local FIRST_INBOX = 16
 
-local function leave_class(class)
-  if redis.call('HINCRBY', KEYS[10], 'n:' .. class, -1) > 0 then return end
-  local members = redis.call('HGET', KEYS[10], class) or ''
-  for member in string.gmatch(members, '%S+') do
-    local field = 'i:' .. member
-    local list = string.gsub(' ' .. (redis.call('HGET', KEYS[10], field) or '') .. ' ',
-                             ' ' .. class .. ' ', ' ')
-    list = string.match(list, '^%s*(.-)%s*$')
-    if list == '' then redis.call('HDEL', KEYS[10], field) else redis.call('HSET', KEYS[10], field, list) end
-  end
-  redis.call('HDEL', KEYS[10], class, 'n:' .. class)
-end
-
-local function forget_read_open(user, head)
-  redis.call('HDEL', KEYS[15], user .. ':' .. head)
-  local index = string.gsub(' ' .. (redis.call('HGET', KEYS[15], user) or '') .. ' ',
-                            ' ' .. string.gsub(head, '%p', '%%%0') .. ' ', ' ')
-  index = string.match(index, '^%s*(.-)%s*$')
-  if index == '' then redis.call('HDEL', KEYS[15], user) else redis.call('HSET', KEYS[15], user, ' ' .. index) end
-end
 
 -- Out of the open index and out of the counts of those who read it one by one.
 local function retire(slot, place)
   redis.call('ZREM', KEYS[12], place .. ':' .. slot)
-  local markers = redis.call('HGET', KEYS[14], slot)
-  if not markers then return end
-  local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
-  for user in string.gmatch(markers, '%S+') do
-    if tonumber(raise) > tonumber(redis.call('HGET', KEYS[13], user) or '0') then
-      local head = class .. ':' .. level
-      if redis.call('HINCRBY', KEYS[15], user .. ':' .. head, -1) <= 0 then
-        forget_read_open(user, head)
-      end
-    end
-  end
+  tally(KEYS[14], KEYS[13], KEYS[15], slot, place, -1)
 end
 
 local removed = 0
@@ -69,9 +40,8 @@ for i = 2, 1 + f do
   finished = finished + redis.call('ZREM', KEYS[4], c)
   local place = redis.call('HGET', KEYS[11], c)
   if place then
-    local flag = redis.call('HGET', KEYS[5], c)
-    if not flag or string.byte(flag, 1) == 111 then retire(c, place) end
-    leave_class(string.match(place, '^(.-):'))
+    if is_open_flag(redis.call('HGET', KEYS[5], c)) then retire(c, place) end
+    leave_class(KEYS[10], (place_parts(place)))
     redis.call('HDEL', KEYS[11], c)
     redis.call('HDEL', KEYS[14], c)
   end

@@ -5,7 +5,10 @@
 -- a notification in two of the user's inboxes once), and the changes zset likewise; unread
 -- counts come from the open index (one ZLEXCOUNT per class and severity the user's inboxes are
 -- in) less what the user marked read one by one (readopen), less what expired and is not swept
--- yet. "Mark all read" moves the user's watermark: everything raised up to it is read.
+-- yet (at most ARGV-given many looked at: the sweep keeps up, /metrics shows when it does not).
+-- "Mark all read" moves the user's watermark of each class they see now: everything of those
+-- classes raised up to it is read; a class they see later (a role joined) keeps its own.
+-- Helpers (place_parts, watermarks_of, ...) come from read_model.lua, put in front by the loader.
 --
 -- Unread means: not read by me and still open. Inboxes hold a notification's first cursor (its
 -- slot); a change of status gives it a new cursor in the changes zset, and a page merges both,
@@ -20,26 +23,34 @@
 -- KEYS[16..] the inboxes the user sees: their own, then one per role
 -- ARGV[1] operation: "list", "latest" or "read"
 -- ARGV[2] now, ms since the epoch   ARGV[3] user id
--- list:   ARGV[4] since (exclusive cursor)  ARGV[5] limit  ARGV[6] "1" to include read ones
---         ARGV[7] most entries to look at beyond the page (then next_since says how far it got)
--- latest: ARGV[4] how many
--- read:   ARGV[4] "all": ARGV[5] most notifications also marked one by one (a small "all")
---         ARGV[4] "ids": ARGV[5..] notification ids (UUIDs)
--- Returns {unread count, next_since (list) | marked (read) | 0 (latest),
+-- ARGV[4] most expired but not yet swept notifications looked at to leave them out of counts
+-- list:   ARGV[5] since (exclusive cursor)  ARGV[6] limit  ARGV[7] "1" to include read ones
+--         ARGV[8] most entries to look at beyond the page (then next_since says how far it got)
+--         ARGV[9] "1" to also return `oldest` (what a stream needs to decide it can replay)
+-- latest: ARGV[5] how many
+-- read:   ARGV[5] "all": ARGV[6] most notifications also marked one by one (a small "all")
+--         ARGV[5] "ids": ARGV[6..] notification ids (UUIDs)
+-- Returns the 10 head values named in notifications/store.py (INBOX_HEAD), in this order:
+--          unread, next_since (list) | marked (read) | 0 (latest),
 --          unread info, unread warning, unread critical,
 --          sequence, next expiry (ms, "" when none), the user's read version,
---          then for each item: cursor, content JSON, read flag (1/0), state JSON or false}
+--          has_more (list: 1 when the page stopped before the newest change),
+--          oldest (list: the oldest slot still in the user's inboxes, "" when none),
+--          then for each item: cursor, content JSON, read flag (1/0), state JSON or false
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
 local uid = ARGV[3]
+local expired_scan = tonumber(ARGV[4])
 local FIRST_INBOX = 16
+local HEAD = 10
 
-local function pad(n) return string.format('%016.0f', n) end
-local function text(n) return string.format('%.0f', n) end
-
--- Everything raised up to the watermark is read for the user.
-local watermark = tonumber(redis.call('HGET', KEYS[13], uid) or '0')
+-- Everything of a class raised up to the user's watermark of that class is read for the user.
+local marks = watermarks_of(KEYS[13], uid)
+local function watermark(class) return watermark_in(marks, class) end
+-- Above the highest of them nothing is read by watermark: no need to look up a class.
+local highest_mark = 0
+for _, cursor in pairs(marks) do highest_mark = math.max(highest_mark, cursor) end
 
 -- The classes the user's inboxes are in (their own and their roles', read at poll time).
 local visible_classes, class_list = {}, {}
@@ -62,16 +73,11 @@ do
   end
 end
 
-local function has_marker(list, user)
-  return list ~= false and list ~= nil and string.find(list .. ' ', ' ' .. user .. ' ', 1, true) ~= nil
-end
-
 -- class, severity digit, raise cursor of a slot (nil class: published before the read model).
 local function place_of(slot)
   local place = redis.call('HGET', KEYS[11], slot)
   if not place then return nil, 0, tonumber(slot) end
-  local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
-  return class, tonumber(level), tonumber(raise)
+  return place_parts(place)
 end
 
 local function live(slot)
@@ -84,13 +90,12 @@ local function marked_by_me(slot)
   return mark ~= false and tonumber(mark) > now
 end
 
-local function read_by_me(slot, raise)
-  return raise <= watermark or marked_by_me(slot)
+local function read_by_me(slot, class, raise)
+  return raise <= watermark(class) or marked_by_me(slot)
 end
 
 local function is_open(slot)
-  local flag = redis.call('HGET', KEYS[6], slot)
-  return not flag or string.byte(flag, 1) == 111 -- 'o'
+  return is_open_flag(redis.call('HGET', KEYS[6], slot))
 end
 
 local function visible(slot)
@@ -106,9 +111,9 @@ end
 local function unread_counts()
   local counts, candidates = {0, 0, 0}, 0
   if #class_list == 0 then return counts, 0 end
-  local from = pad(watermark + 1)
   local fields = {}
   for _, class in ipairs(class_list) do
+    local from = pad(watermark(class) + 1)
     for level = 0, 2 do
       local head = class .. ':' .. level
       local n = redis.call('ZLEXCOUNT', KEYS[12], '[' .. head .. ':' .. from, '(' .. head .. ';')
@@ -125,19 +130,20 @@ local function unread_counts()
     end
   end
   -- Expired but not yet swept (the sweep runs every minute, so few): still in the open index.
-  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
-  for first = 1, #gone, 1000 do
-    local last = math.min(first + 999, #gone)
-    local places = redis.call('HMGET', KEYS[11], unpack(gone, first, last))
-    local flags = redis.call('HMGET', KEYS[6], unpack(gone, first, last))
-    local marks = redis.call('HMGET', KEYS[14], unpack(gone, first, last))
-    for i = 1, last - first + 1 do
-      local place, flag = places[i], flags[i]
-      if place and (not flag or string.byte(flag, 1) == 111) then
-        local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
-        if visible_classes[class] and tonumber(raise) > watermark
-            and not has_marker(marks[i], uid) then
-          counts[tonumber(level) + 1] = counts[tonumber(level) + 1] - 1
+  -- Bounded: the oldest `expired_scan` of them; more waiting means the sweep is behind, which
+  -- /metrics shows (wms_expired_unswept), and is not paid for by every poll.
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, expired_scan)
+  if #gone > 0 then
+    local places = redis.call('HMGET', KEYS[11], unpack(gone))
+    local flags = redis.call('HMGET', KEYS[6], unpack(gone))
+    local markers = redis.call('HMGET', KEYS[14], unpack(gone))
+    for i = 1, #gone do
+      local place = places[i]
+      if place and is_open_flag(flags[i]) then
+        local class, level, raise = place_parts(place)
+        if visible_classes[class] and raise > watermark(class)
+            and not has_word(markers[i], uid) then
+          counts[level + 1] = counts[level + 1] - 1
         end
       end
     end
@@ -155,30 +161,19 @@ end
 
 local function add_marker(slot)
   local list = redis.call('HGET', KEYS[14], slot)
-  if not has_marker(list, uid) then
+  if not has_word(list, uid) then
     redis.call('HSET', KEYS[14], slot, (list or '') .. ' ' .. uid)
   end
 end
 
--- The user's count of one-by-one reads of open ones in (class, level), and its index entry.
-local function bump_read_open(class, level)
-  local head = class .. ':' .. level
-  if redis.call('HINCRBY', KEYS[15], uid .. ':' .. head, 1) == 1 then
-    local index = redis.call('HGET', KEYS[15], uid) or ''
-    if not string.find(index .. ' ', ' ' .. head .. ' ', 1, true) then
-      redis.call('HSET', KEYS[15], uid, index .. ' ' .. head)
-    end
-  end
-end
-
-local reply = {0, 0, 0, 0, 0, 0, 0, 0}
+local reply = {0, 0, 0, 0, 0, 0, 0, 0, 0, ''}
 -- Items of the answer: their contents and states are read together at the end (two HMGETs).
 local page = {}
-local function add(slot, cursor, raise, known_unread)
+local function add(slot, cursor, read)
   page[#page + 1] = slot
   reply[#reply + 1] = cursor
   reply[#reply + 1] = false
-  reply[#reply + 1] = (not known_unread and read_by_me(slot, raise)) and 1 or 0
+  reply[#reply + 1] = read and 1 or 0
   reply[#reply + 1] = false
 end
 local function fill_page()
@@ -186,8 +181,8 @@ local function fill_page()
   local contents = redis.call('HMGET', KEYS[1], unpack(page))
   local states = redis.call('HMGET', KEYS[7], unpack(page))
   for i = 1, #page do
-    reply[8 + 4 * (i - 1) + 2] = contents[i]
-    reply[8 + 4 * (i - 1) + 4] = states[i]
+    reply[HEAD + 4 * (i - 1) + 2] = contents[i]
+    reply[HEAD + 4 * (i - 1) + 4] = states[i]
   end
 end
 
@@ -198,13 +193,13 @@ end
 
 if op == 'read' then
   local marked = 0
-  if ARGV[4] == 'all' then
+  if ARGV[5] == 'all' then
     local counts, candidates = unread_counts()
     marked = counts[1] + counts[2] + counts[3]
-    -- A small "all" is also written one by one (bounded by ARGV[5]), as marks always were.
-    if candidates <= tonumber(ARGV[5]) then
-      local from = pad(watermark + 1)
+    -- A small "all" is also written one by one (bounded by ARGV[6]), as marks always were.
+    if candidates <= tonumber(ARGV[6]) then
       for _, class in ipairs(class_list) do
+        local from = pad(watermark(class) + 1)
         for level = 0, 2 do
           local head = class .. ':' .. level
           for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[12], '[' .. head .. ':' .. from,
@@ -220,27 +215,44 @@ if op == 'read' then
         end
       end
     end
-    -- The watermark: O(1) however many there are. Counts of one-by-one reads start again.
-    redis.call('HSET', KEYS[13], uid, redis.call('GET', KEYS[9]) or '0')
-    watermark = tonumber(redis.call('HGET', KEYS[13], uid))
+    -- The watermarks: one per class the user sees now, however many notifications there are
+    -- (what they see later keeps its own). Classes that are gone are dropped, so the field
+    -- stays as small as what the user can see.
+    local sequence = tonumber(redis.call('GET', KEYS[9]) or '0')
+    local others = {}
+    for class in pairs(marks) do
+      if class ~= '*' and not visible_classes[class] then others[#others + 1] = class end
+    end
+    if #others > 0 then
+      local exists = redis.call('HMGET', KEYS[10], unpack(others))
+      for i, class in ipairs(others) do
+        if not exists[i] then marks[class] = nil end
+      end
+    end
+    for _, class in ipairs(class_list) do marks[class] = sequence end
+    save_watermarks(KEYS[13], uid, marks)
+    -- Counts of one-by-one reads start again in those classes (all is read up to the mark).
     local index = redis.call('HGET', KEYS[15], uid)
     if index then
-      for head in string.gmatch(index, '%S+') do redis.call('HDEL', KEYS[15], uid .. ':' .. head) end
-      redis.call('HDEL', KEYS[15], uid)
+      for head in string.gmatch(index, '%S+') do
+        if visible_classes[string.match(head, '^(.-):%d$')] then
+          forget_read_open(KEYS[15], uid, head)
+        end
+      end
     end
     redis.call('HINCRBY', KEYS[13], 'v:' .. uid, 1)
-  elseif #ARGV >= 5 then
+  elseif #ARGV >= 6 then
     local ids = {}
-    for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
+    for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
     for _, slot in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
       -- Ids that are not the user's (or unknown) are ignored, never an error.
       if slot and visible(slot) then
         local expires = redis.call('ZSCORE', KEYS[2], slot)
         local class, level, raise = place_of(slot)
-        if expires and tonumber(expires) > now and not read_by_me(slot, raise) then
+        if expires and tonumber(expires) > now and not read_by_me(slot, class, raise) then
           redis.call('ZADD', KEYS[3], expires, slot)
           add_marker(slot)
-          if class and is_open(slot) then bump_read_open(class, level) end
+          if class and is_open(slot) then bump_read_open(KEYS[15], uid, class .. ':' .. level) end
           marked = marked + 1
         end
       end
@@ -254,19 +266,27 @@ if op == 'read' then
 end
 
 -- After a mark all nothing open is raised after the watermark: nothing to count again.
-local counts = (op == 'read' and ARGV[4] == 'all') and {0, 0, 0} or unread_counts()
+local counts = (op == 'read' and ARGV[5] == 'all') and {0, 0, 0} or unread_counts()
 reply[1] = counts[1] + counts[2] + counts[3]
 reply[3], reply[4], reply[5] = counts[1], counts[2], counts[3]
 reply[6], reply[7], reply[8] = etag_parts()
 
 if op == 'list' then
-  local since, limit, include_read = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
-  local budget = limit + tonumber(ARGV[7])
+  local since, limit, include_read = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
+  local budget = limit + tonumber(ARGV[8])
   local chunk = limit + 1
-  -- Never changed ones come from the inboxes by slot; unread only: those up to the watermark
-  -- are read (a re-raised one has changed, so it comes through the changes zset).
+  -- Never changed ones come from the inboxes by slot; unread only: those up to the lowest
+  -- watermark of the user's classes are read (a re-raised one has changed, so it comes
+  -- through the changes zset).
   local floor = since
-  if not include_read and watermark > floor then floor = watermark end
+  if not include_read and #class_list > 0 then
+    local lowest
+    for _, class in ipairs(class_list) do
+      local mark = watermark(class)
+      if not lowest or mark < lowest then lowest = mark end
+    end
+    if lowest > floor then floor = lowest end
+  end
 
   local boxes = {}
   for i = FIRST_INBOX, #KEYS do
@@ -300,7 +320,7 @@ if op == 'list' then
     return best, best_n
   end
 
-  local changes = {buf = {}, pos = 1, after = '(' .. ARGV[4], done = false}
+  local changes = {buf = {}, pos = 1, after = '(' .. ARGV[5], done = false}
   -- The next change after `since`: slot, new cursor (text), new cursor (number).
   local function next_change()
     if changes.pos > #changes.buf then
@@ -317,7 +337,7 @@ if op == 'list' then
     return slot, text(score), score
   end
 
-  local next_since = ARGV[4]
+  local next_since = ARGV[5]
   local a, a_n = next_plain()
   local b, b_cursor, b_n = next_change()
   local emitted, looked, reached = 0, 0, nil
@@ -331,19 +351,22 @@ if op == 'list' then
     if b == nil or (a ~= nil and a_n < b_n) then
       reached = a
       -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
-      if not redis.call('ZSCORE', KEYS[8], a) and live(a)
-          and (include_read or not marked_by_me(a)) then
-        add(a, a, a_n, not include_read) -- unread only: checked just above
-        emitted = emitted + 1
-        next_since = a
+      if not redis.call('ZSCORE', KEYS[8], a) and live(a) then
+        local read
+        if a_n > highest_mark then read = marked_by_me(a) else read = read_by_me(a, place_of(a), a_n) end
+        if include_read or not read then
+          add(a, a, read)
+          emitted = emitted + 1
+          next_since = a
+        end
       end
       a, a_n = next_plain()
     else
       reached = b_cursor
       -- Changed ones: shown read or not, so clients replace their copy.
       if visible(b) and live(b) then
-        local _, _, raise = place_of(b)
-        add(b, b_cursor, raise)
+        local class, _, raise = place_of(b)
+        add(b, b_cursor, read_by_me(b, class, raise))
         emitted = emitted + 1
         next_since = b_cursor
       end
@@ -351,14 +374,25 @@ if op == 'list' then
     end
   end
   reply[2] = next_since
+  -- Stopped before the newest change (the page is full, or it ended early to bound its work):
+  -- the client is not caught up, and asks again from next_since.
+  reply[9] = (a or b) and 1 or 0
+  local oldest
+  if ARGV[9] == '1' then
+    for i = FIRST_INBOX, #KEYS do
+      local first = redis.call('ZRANGE', KEYS[i], 0, 0)[1]
+      if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
+    end
+  end
+  reply[10] = oldest or ''
 elseif op == 'latest' then
   -- Newest raised first: each (class, severity) of the open index, from the top down to the
   -- watermark, merged; skipping the ones read one by one or expired.
-  local want = tonumber(ARGV[4])
+  local want = tonumber(ARGV[5])
   local chunk = want + 4
-  local from = pad(watermark + 1)
   local lists = {}
   for _, class in ipairs(class_list) do
+    local from = pad(watermark(class) + 1)
     for level = 0, 2 do
       local head = class .. ':' .. level
       lists[#lists + 1] = {buf = {}, pos = 1, top = '(' .. head .. ';', bottom = '[' .. head .. ':' .. from,
@@ -377,7 +411,7 @@ elseif op == 'latest' then
     return list.buf[list.pos]
   end
   local looked = 0
-  while want > 0 and looked < 200 + 4 * tonumber(ARGV[4]) do
+  while want > 0 and looked < 200 + 4 * tonumber(ARGV[5]) do
     local best, best_raise, best_list
     for _, list in ipairs(lists) do
       local member = head_of(list)
@@ -391,7 +425,7 @@ elseif op == 'latest' then
     looked = looked + 1
     local slot = string.match(best, '(%d+)$')
     if live(slot) and not marked_by_me(slot) then
-      add(slot, cursor_of(slot), tonumber(best_raise), true)
+      add(slot, cursor_of(slot), false)
       want = want - 1
     end
   end

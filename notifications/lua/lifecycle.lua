@@ -32,7 +32,7 @@
 --            dropped: an escalated alert is unread again for everyone, like a re-raised one)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
--- warehouse's events channel (notifications.keys.events_channel) for open streams.
+-- warehouse's events channel (see notifications/keys.py) for open streams.
 -- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
@@ -81,10 +81,6 @@ local function cursor_of(slot)
   return changed and string.format('%.0f', tonumber(changed)) or slot
 end
 
-local function parse_place(place)
-  return string.match(place, '^(.-):(%d):(%d+)$')
-end
-
 local function reply(code, slot, cursor, extra)
   local read = 0
   if ARGV[4] ~= '' then
@@ -92,68 +88,18 @@ local function reply(code, slot, cursor, extra)
       read = 1
     else
       local place = redis.call('HGET', KEYS[17], slot)
-      local watermark = tonumber(redis.call('HGET', KEYS[19], ARGV[4]) or '0')
-      if place and tonumber(select(3, parse_place(place))) <= watermark then read = 1 end
+      if place then
+        local class, _, raise = place_parts(place)
+        if raise <= user_watermark(KEYS[19], ARGV[4], class) then read = 1 end
+      end
     end
   end
   return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
           redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
 end
 
--- --- The read model (see lua/inbox.lua) ---
--- Each user who marked it read one by one, with a watermark below its raise cursor, has it in
--- their readopen count of its (class, severity) while it is open.
-local function forget_read_open(user, head)
-  redis.call('HDEL', KEYS[21], user .. ':' .. head)
-  local index = string.gsub(' ' .. (redis.call('HGET', KEYS[21], user) or '') .. ' ',
-                            ' ' .. string.gsub(head, '%p', '%%%0') .. ' ', ' ')
-  index = string.match(index, '^%s*(.-)%s*$')
-  if index == '' then redis.call('HDEL', KEYS[21], user) else redis.call('HSET', KEYS[21], user, ' ' .. index) end
-end
-
-local function tally(slot, place, delta)
-  local markers = redis.call('HGET', KEYS[20], slot)
-  if not markers then return end
-  local class, level, raise = parse_place(place)
-  local head = class .. ':' .. level
-  for user in string.gmatch(markers, '%S+') do
-    if tonumber(raise) > tonumber(redis.call('HGET', KEYS[19], user) or '0') then
-      local field = user .. ':' .. head
-      local n = redis.call('HINCRBY', KEYS[21], field, delta)
-      if n <= 0 then
-        forget_read_open(user, head)
-      elseif n == 1 and delta == 1 then
-        local index = redis.call('HGET', KEYS[21], user) or ''
-        if not string.find(index .. ' ', ' ' .. head .. ' ', 1, true) then
-          redis.call('HSET', KEYS[21], user, index .. ' ' .. head)
-        end
-      end
-    end
-  end
-end
-
-local function enter_class(class, members)
-  if redis.call('HSETNX', KEYS[16], class, members) == 1 then
-    for member in string.gmatch(members, '%S+') do
-      local list = redis.call('HGET', KEYS[16], 'i:' .. member)
-      redis.call('HSET', KEYS[16], 'i:' .. member, (list and (list .. ' ') or '') .. class)
-    end
-  end
-  redis.call('HINCRBY', KEYS[16], 'n:' .. class, 1)
-end
-
-local function leave_class(class)
-  if redis.call('HINCRBY', KEYS[16], 'n:' .. class, -1) > 0 then return end
-  local members = redis.call('HGET', KEYS[16], class) or ''
-  for member in string.gmatch(members, '%S+') do
-    local field = 'i:' .. member
-    local list = string.gsub(' ' .. (redis.call('HGET', KEYS[16], field) or '') .. ' ',
-                             ' ' .. class .. ' ', ' ')
-    list = string.match(list, '^%s*(.-)%s*$')
-    if list == '' then redis.call('HDEL', KEYS[16], field) else redis.call('HSET', KEYS[16], field, list) end
-  end
-  redis.call('HDEL', KEYS[16], class, 'n:' .. class)
-end
+-- The read model's tally (read_model.lua, put in front of this script) over this script's keys.
+local function tally_here(slot, place, delta) tally(KEYS[20], KEYS[19], KEYS[21], slot, place, delta) end
 
 -- The class id of a set of inboxes: as notifications.keys.route_class computes it.
 local function class_of(members)
@@ -176,27 +122,27 @@ local function save(slot, state, event, how)
   -- it with the new one, if open.
   local old = redis.call('HGET', KEYS[17], slot)
   local flag = redis.call('HGET', KEYS[6], slot)
-  if old and (not flag or string.byte(flag, 1) == 111) then
+  if old and is_open_flag(flag) then
     redis.call('ZREM', KEYS[18], old .. ':' .. slot)
-    tally(slot, old, -1)
+    tally_here(slot, old, -1)
   end
   if how.reraise then
     for i = how.marks_from, #KEYS do redis.call('ZREM', KEYS[i], slot) end
     redis.call('HDEL', KEYS[20], slot)
   end
   if old then
-    local class, _, raise = parse_place(old)
+    local class, _, raise = place_parts(old)
     if how.class and how.class ~= class then
-      enter_class(how.class, how.members)
-      leave_class(class)
+      enter_class(KEYS[16], how.class, how.members)
+      leave_class(KEYS[16], class)
       class = how.class
     end
-    if how.raise then raise = string.format('%016.0f', tonumber(cursor)) end
-    local place = class .. ':' .. LEVEL[state.severity] .. ':' .. raise
+    if how.raise then raise = tonumber(cursor) end
+    local place = make_place(class, LEVEL[state.severity], raise)
     redis.call('HSET', KEYS[17], slot, place)
     if state.status == 'open' then
       redis.call('ZADD', KEYS[18], 0, place .. ':' .. slot)
-      tally(slot, place, 1)
+      tally_here(slot, place, 1)
     end
   end
   redis.call('HSET', KEYS[7], slot, cjson.encode(state))
@@ -204,7 +150,7 @@ local function save(slot, state, event, how)
   local entry = cjson.encode({event = event, at = now, by = actor})
   local before = redis.call('HGET', KEYS[9], slot)
   redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
-  -- Tell open streams, as publish.lua does (notifications.keys.events_channel): the new
+  -- Tell open streams, as publish.lua does (see notifications/keys.py): the new
   -- cursor, then the route "<id> <inbox> <inbox> ...", so no change goes without its event.
   redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
              cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))

@@ -24,7 +24,8 @@
 -- ARGV[10] the route's class id (notifications.keys.route_class of ARGV[11..])
 -- ARGV[11..] subscriber ids ("u:<id>", "r:<id>"), sorted
 -- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel (see the end).
--- Returns {1, cursor} (cursor "0" when there is nobody to deliver to),
+-- Helpers (enter_class, make_place) come from read_model.lua, put in front by the loader.
+-- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
 
@@ -41,7 +42,9 @@ if token ~= ARGV[1] then
 end
 
 local FIRST_INBOX = 14
-if #KEYS < FIRST_INBOX then
+-- Nobody to deliver to: nothing to store, unless it is due for escalation, which delivers it to
+-- the escalation role however many subscribe (SPEC 11); then it is stored in no inbox yet.
+if #KEYS < FIRST_INBOX and ARGV[7] == '' then
   return {1, '0'}
 end
 
@@ -91,20 +94,13 @@ redis.call('HINCRBY', KEYS[10], ARGV[8] .. '|published', 1)
 redis.call('PEXPIRE', KEYS[10], ARGV[9])
 -- The read model: its class (recorded once per new set of inboxes), its place, open.
 local class = ARGV[10]
-if redis.call('HSETNX', KEYS[11], class, table.concat(subscribers, ' ')) == 1 then
-  for _, subscriber in ipairs(subscribers) do
-    local field = 'i:' .. subscriber
-    local list = redis.call('HGET', KEYS[11], field)
-    redis.call('HSET', KEYS[11], field, (list and (list .. ' ') or '') .. class)
-  end
-end
-redis.call('HINCRBY', KEYS[11], 'n:' .. class, 1)
-local place = class .. ':' .. ARGV[6] .. ':' .. string.format('%016.0f', cursor)
+enter_class(KEYS[11], class, table.concat(subscribers, ' '))
+local place = make_place(class, ARGV[6], cursor)
 redis.call('HSET', KEYS[12], c, place)
 redis.call('ZADD', KEYS[13], 0, place .. ':' .. c)
 
 -- Tell open streams in the same script that delivers: no event without a delivery and no
--- delivery without an event. Channel: notifications.keys.events_channel (the sequence key's
+-- delivery without an event. Channel: the warehouse's events channel (the sequence key's
 -- name with ":events" for ":seq"); payload: cursor, id, inboxes (the convention in keys.py).
 redis.call('PUBLISH', (string.gsub(KEYS[3], ':seq$', ':events')),
            c .. ' ' .. ARGV[3] .. ' ' .. table.concat(subscribers, ' '))

@@ -84,10 +84,6 @@ def table_allowed(name: str) -> bool:
     return not allowed or _matches(table, allowed)
 
 
-def allowed_tables(names: Iterable[str]) -> list[str]:
-    return [name for name in names if table_allowed(name)]
-
-
 def function_denied(name: str) -> bool:
     return _matches(name.lower(), DENIED_FUNCTIONS)
 

@@ -51,7 +51,8 @@ def test_list_shape_is_exact(rita_client, warehouse, send):
 
     body = rita_client.get("/api/v1/notifications/", {"warehouse": warehouse.pk}).json()
 
-    assert set(body) == {"results", "unread_count", "next_since"}
+    assert set(body) == {"results", "unread_count", "next_since", "has_more"}
+    assert body["has_more"] is False
     (item,) = body["results"]
     assert set(item) == N_KEYS
     assert item["id"] == sent.id

@@ -140,9 +140,13 @@ def test_expired_notifications_are_never_returned_even_before_the_sweep(
     assert services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=[short.id]).marked == 0
 
 
-def test_without_a_cursor_the_look_back_applies(settings, warehouse, replenishers, send):
+def test_without_a_cursor_the_look_back_applies(settings, warehouse, replenishers, send, clock):
+    """The look-back starts on a whole minute (selectors.LOOKBACK_STEP_MS), so that a list
+    without `since` keeps its ETag for a while."""
     rita, _ = replenishers
+    clock.move_by(-120_000)
     send()
+    clock.move_by(0)
     settings.NOTIFICATION_LOOKBACK_SECONDS = 0
 
     assert inbox_page(user=rita, warehouse_id=warehouse.pk).items == []

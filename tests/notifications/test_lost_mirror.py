@@ -35,9 +35,9 @@ def rebuilds(monkeypatch):
     calls = []
     real = subscription_services.rebuild_warehouse
 
-    def counted(warehouse_id):
+    def counted(warehouse_id, **options):
         calls.append(warehouse_id)
-        return real(warehouse_id)
+        return real(warehouse_id, **options)
 
     monkeypatch.setattr(subscription_services, "rebuild_warehouse", counted)
     return calls
@@ -120,7 +120,7 @@ def test_a_type_nobody_subscribed_is_marked_and_delivers_to_nobody(
 def test_a_mirror_that_cannot_be_rebuilt_fails_with_503_and_delivers_nothing(
     monkeypatch, redis, client_for, warehouse, subscribed, make_user, cold_cache
 ):
-    monkeypatch.setattr(subscription_services, "rebuild_warehouse", lambda warehouse_id: None)
+    monkeypatch.setattr(subscription_services, "rebuild_warehouse", lambda warehouse_id, **_: None)
     publisher = make_user("wms")
     publisher.user_permissions.add(Permission.objects.get(codename="publish_notification"))
     redis.flushall()
@@ -141,7 +141,7 @@ def test_the_error_is_a_redis_connection_error_callers_already_retry(
 ):
     from config.redis import REDIS_UNAVAILABLE
 
-    monkeypatch.setattr(subscription_services, "rebuild_warehouse", lambda warehouse_id: None)
+    monkeypatch.setattr(subscription_services, "rebuild_warehouse", lambda warehouse_id, **_: None)
     redis.flushall()
 
     with pytest.raises(store.SubscribersUnavailable) as caught:

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from rest_framework.test import APIClient
 
 from messaging import services as chat_services
@@ -334,3 +334,72 @@ def test_stream_time_is_not_spent_in_threads_while_idle(
     notify(warehouse)
     stream.until("notification")
     assert time.monotonic() - started < 1.0
+
+
+def test_a_replay_is_not_cut_short_by_other_teams_claims(
+    open_stream, subscribed, make_user, warehouse, rep_notice
+):
+    """Issue 19 A: 450 claims by another role, then one notification for rita, then rita
+    reconnects from before them all: her notification is replayed before `ready`."""
+    rita = subscribed("rita", warehouse, rep_notice)
+    others = Group.objects.create(name="Others")
+    olga = make_user("olga", others)
+    other = MessageType.objects.create(code="OTHER", name="other", default_ttl_seconds=3600)
+    Subscription.objects.create(message_type=other, warehouse=warehouse, role=others)
+    start = notify(warehouse, "before")
+    for i in range(450):
+        theirs = publish(message_type="OTHER", warehouse=warehouse, title=f"o{i}")
+        lifecycle.claim(user=olga, warehouse_id=warehouse.pk, notification_id=theirs.id)
+    missed = notify(warehouse, "missed")
+
+    stream = open_stream(rita, warehouse, last_event_id=start.cursor)
+
+    assert [json.loads(e.data)["id"] for e in stream.replayed] == [missed.id]
+
+
+def test_a_cursor_it_cannot_replay_gets_reset_then_ready(
+    stream_client, token_for, subscribed, warehouse, rep_notice, settings
+):
+    rita = subscribed("rita", warehouse, rep_notice)
+    notify(warehouse)
+    with stream_client.stream(
+        "GET",
+        "/api/v1/stream/",
+        params={"warehouse": warehouse.pk},
+        headers={**token_for(rita), "Last-Event-ID": "1"},  # long before the look-back
+    ) as response:
+        from tests.stream.conftest import EventStream
+
+        stream = EventStream(response)
+        first = stream.next()
+        assert first is not None
+        assert (first.event, first.data) == ("reset", "{}")
+        ready = stream.next()
+        assert ready is not None
+        assert ready.event == "ready"
+
+
+def test_the_cursor_of_a_live_notification_is_always_replayable(
+    open_stream, subscribed, warehouse, rep_notice, settings, clock
+):
+    from notifications.domain import InboxPage
+    from stream.app import replayable
+
+    subscribed("rita", warehouse, rep_notice)
+    old = notify(warehouse, "old", ttl_seconds=10 * 24 * 3600)
+    clock.move_by(5 * 24 * 3600 * 1000)  # past the look-back; the notification still lives
+    later = notify(warehouse, "later")
+    page = InboxPage(items=[], unread_count=0, next_since=0, oldest=old.cursor)
+    assert replayable(old.cursor, page)
+    assert not replayable(old.cursor - 1, page)
+    assert later.cursor > old.cursor
+
+
+def test_stream_lifetimes_are_jittered(settings):
+    from stream.app import lifetime
+
+    settings.STREAM_MAX_SECONDS = 1000
+    settings.STREAM_LIFETIME_JITTER = 0.2
+    lifetimes = {lifetime() for _ in range(50)}
+    assert all(800 <= s <= 1000 for s in lifetimes)
+    assert len(lifetimes) > 1

@@ -119,3 +119,30 @@ def test_without_the_stream_the_page_polls_and_says_so(open_screen, operator, wa
     expect(page.locator("#delivery-mode")).to_have_text("Polling")
     publish(message_type="REP_NOTICE", warehouse=warehouse, title="Replenish A-01-03")
     expect(page.locator("#unread-count")).to_have_text("1")
+
+
+def test_a_colleagues_claim_lowers_my_badge_at_once(
+    asgi_screen, operator, make_user, role, warehouse
+):
+    """Issue 19 UI: two pages of one role; one claims; the other's badge, "N unread" line and
+    bell panel drop at once over the stream (the API's count already did)."""
+    from notifications import lifecycle
+
+    bob = make_user("bob", role)
+    sent = [
+        publish(message_type="REP_NOTICE", warehouse=warehouse, title=f"Bin {i}") for i in range(6)
+    ]
+    screen = asgi_screen(operator)
+    page = screen.page
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    expect(page.locator("#unread-count")).to_have_text("6")
+    expect(page.locator("#unread-list")).to_contain_text("Bin 5")
+    # From here on only the stream can tell the page: polls fail.
+    page.route("**/api/v1/notifications/**", lambda route: route.abort())
+
+    lifecycle.claim(user=bob, warehouse_id=warehouse.pk, notification_id=sent[-1].id)
+
+    expect(page.locator("#unread-count")).to_have_text("5", timeout=2000)
+    expect(page.locator("#inbox-summary")).to_have_text("5 unread notifications", timeout=2000)
+    expect(page.locator("#unread-list")).not_to_contain_text("Bin 5", timeout=2000)
+    expect(page.locator("#unread-list")).to_contain_text("Bin 4")

@@ -85,6 +85,9 @@ const live = config.stream ? new LiveStream({
   cursorOf: (warehouseId) => memory.cursor(warehouseId),
   onReady: () => poller.pollNow(), // catch up on what is not replayed (chat, read elsewhere)
   onNotification: (note) => notifications.receive(note),
+  onReset: (warehouseId) => {
+    notifications.reset(warehouseId); // `ready` follows, and its poll reloads the inbox
+  },
   onChat: (event) => {
     if (!chat.receive(event)) poller.pollNow(); // a chat this page does not know yet
   },

@@ -32,6 +32,12 @@ function withQueued(note, queued, me) {
 // The inbox shows at most this many (newest); the API pages at most 200 at a time.
 const INBOX_SIZE = 200;
 const INBOX_MAX_PAGES = 5;
+
+/** Published and never changed since (a change of status or a re-raise shows in these). */
+function isFreshlyPublished(note) {
+  return (note.status ?? "open") === "open" && (note.occurrences ?? 1) === 1
+    && !note.escalated_at && !note.claimed_at && !note.resolved_at;
+}
 // The unread endpoint's `latest` holds this many.
 const SUMMARY_SIZE = 5;
 
@@ -180,8 +186,7 @@ export class NotificationCenter {
     const warehouseId = this.warehouseId;
     if (warehouseId === null) return;
     const cursor = this.memory.cursor(warehouseId);
-    const page = await get(this.url, { warehouse: warehouseId, since: cursor ?? undefined,
-                                       limit: 200 });
+    const page = await this.#fetchSince(warehouseId, cursor);
     if (warehouseId !== this.warehouseId) return; // switched while the request ran
     // The stream may have moved the cursor past this answer while the request ran.
     const latest = this.memory.cursor(warehouseId);
@@ -198,6 +203,33 @@ export class NotificationCenter {
                                               { time: clockTime(new Date()) });
   }
 
+  /**
+   * Every page after `since` until the answer says it is caught up (`has_more` false; a short
+   * or empty page alone never means that): the results together, with the last page's figures.
+   */
+  async #fetchSince(warehouseId, since) {
+    let results = [];
+    let page;
+    let from = since ?? undefined;
+    for (let pageNo = 0; pageNo < INBOX_MAX_PAGES; pageNo += 1) {
+      page = await get(this.url, { warehouse: warehouseId, since: from, limit: 200 });
+      results = results.concat(page.results);
+      if (!page.has_more || page.next_since === from) break;
+      from = page.next_since;
+    }
+    return { ...page, results };
+  }
+
+  /**
+   * The stream could not replay from the stored cursor (it is older than anything it can
+   * replay): start this warehouse from scratch, as a first visit does.
+   */
+  reset(warehouseId) {
+    if (warehouseId !== this.warehouseId) return;
+    this.memory.forgetCursor(warehouseId);
+    this.stale = true;
+  }
+
   /** A notification pushed by the event stream: a new one, or a new state of one shown. */
   receive(note) {
     if (note.warehouse !== this.warehouseId) return;
@@ -206,18 +238,44 @@ export class NotificationCenter {
     const cursor = this.memory.cursor(note.warehouse);
     if (cursor === null || note.cursor > cursor) this.memory.setCursor(note.warehouse, note.cursor);
     const known = this.#find(note.id);
-    const wasUnread = known ? !known.read : false;
     const replace = (list) => list.map((n) => (n.id === note.id ? note : n));
     this.inbox = known ? replace(this.inbox) : [note, ...this.inbox].slice(0, INBOX_SIZE);
-    this.summaries = replace(this.summaries).filter((n) => !n.read);
-    if (!known && !note.read) {
+    this.summaries = replace(this.summaries).filter(isUnread);
+    if (!known && isUnread(note)) {
       this.summaries = [note, ...this.summaries].slice(0, SUMMARY_SIZE);
       this.#announce([note]);
     }
-    const delta = (note.read ? 0 : 1) - (wasUnread ? 1 : 0);
-    if (this.unreadCount !== null && delta !== 0) this.#setCount(this.unreadCount + delta);
+    this.#countChange(known, note);
     this.#renderSummaries();
     this.#renderInbox();
+  }
+
+  /**
+   * The badge, the "N unread" line and the panel follow status as well as read: a colleague's
+   * claim or a resolve takes it out of my unread ones, a re-raise or a release puts it back.
+   */
+  #countChange(known, note) {
+    if (this.unreadCount === null) return;
+    if (!known && !isFreshlyPublished(note)) {
+      // A change of one this page has not loaded: whether it counted before is not known
+      // here; the unread endpoint says.
+      this.#reloadCount(note.warehouse);
+      return;
+    }
+    const delta = (isUnread(note) ? 1 : 0) - (known && isUnread(known) ? 1 : 0);
+    if (delta !== 0) this.#setCount(Math.max(0, this.unreadCount + delta));
+  }
+
+  async #reloadCount(warehouseId) {
+    try {
+      const unread = await get(`${this.url}unread/`, { warehouse: warehouseId });
+      if (warehouseId !== this.warehouseId) return;
+      this.summaries = unread.latest;
+      this.#setCount(unread.unread_count);
+      this.#renderSummaries();
+    } catch {
+      // The poll loop shows the connection problem and reconciles.
+    }
   }
 
   async #reload(warehouseId) {
@@ -242,8 +300,10 @@ export class NotificationCenter {
     for (let pageNo = 0; pageNo < INBOX_MAX_PAGES; pageNo += 1) {
       const page = await get(this.url, { warehouse: warehouseId, include_read: "true",
                                          limit: INBOX_SIZE, since });
-      items = items.concat(page.results).slice(-INBOX_SIZE);
-      if (page.results.length < INBOX_SIZE || page.next_since === since) break;
+      items = items.concat(page.results);
+      // Keep the latest state of each: a changed one comes again with a higher cursor.
+      items = [...new Map(items.map((n) => [n.id, n])).values()].slice(-INBOX_SIZE);
+      if (!page.has_more || page.next_since === since) break;
       since = page.next_since;
     }
     // A change of status moves a notification to the end of the cursor order; the inbox

@@ -49,4 +49,12 @@ export class Memory {
   setCursor(warehouseId, cursor) {
     if (Number.isFinite(cursor)) this.#set(`cursor:${warehouseId}`, cursor);
   }
+
+  forgetCursor(warehouseId) {
+    try {
+      window.localStorage.removeItem(`${this.prefix}cursor:${warehouseId}`);
+    } catch {
+      // Nothing to do: the page works without memory.
+    }
+  }
 }

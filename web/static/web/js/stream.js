@@ -13,10 +13,12 @@ export class LiveStream {
    * url: the stream endpoint. cursorOf(warehouseId): where the page's notifications stand.
    * onReady(): the stream (re)started; catch up on anything that does not replay (chat).
    * onNotification(note), onChat({chat, message}): pushed events.
+   * onReset(warehouseId): the stream cannot replay from the cursor; reload from scratch.
    * onMode("live" | "polling"): which way updates arrive now.
    */
-  constructor({ url, cursorOf, onReady, onNotification, onChat, onMode }) {
+  constructor({ url, cursorOf, onReady, onNotification, onChat, onMode, onReset }) {
     this.url = url;
+    this.onReset = onReset ?? (() => {});
     this.cursorOf = cursorOf;
     this.onReady = onReady;
     this.onNotification = onNotification;
@@ -60,6 +62,8 @@ export class LiveStream {
     });
     source.addEventListener("notification", (event) => this.onNotification(JSON.parse(event.data)));
     source.addEventListener("chat", (event) => this.onChat(JSON.parse(event.data)));
+    // Sent before `ready` when the cursor is too old to replay from (SPEC 11).
+    source.addEventListener("reset", () => this.onReset(this.warehouseId));
     source.addEventListener("error", () => {
       if (source !== this.source) return;
       if (source.readyState === EventSource.CLOSED) {

@@ -1,0 +1,350 @@
+# ruff: noqa: E501, RUF001  (each row is the README table's row, read best whole)
+"""The one registry of Redis key families: what each key is, who owns it, who writes it.
+
+Each app's keys.py still builds its names (small typed functions, pinned by tests); this
+registry says which families exist. It drives:
+- parsing a key name into its family and owner (`parse`), which the orphan sweeps use to find
+  the keys of deleted warehouses, users, roles, message types and rules (notifications.keys);
+- the key table in README.md ("Redis keys"), which `python -m config.keyfamilies` prints and
+  tests/config/test_keyfamilies.py compares with the README;
+- a test that every key-building function of every app makes a key of exactly one family.
+
+A new family is one entry here: the README table, the sweep and the coverage test follow.
+Templates are written with the default prefix `wms`; placeholders in angle brackets:
+`<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
+`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+
+from django.conf import settings
+
+# Placeholder -> (regex, owner kind or "" when the sweep does not check it).
+_PLACEHOLDERS: dict[str, tuple[str, str]] = {
+    "<id>": ("[0-9]{1,19}", ""),
+    "<user id>": ("[0-9]{1,19}", "user"),
+    "<group id>": ("[0-9]{1,19}", "role"),
+    "<type id>": ("[0-9]{1,19}", "type"),
+    "<rule id>": ("[^{}]+", "rule"),
+    "<day>": ("[0-9]{1,10}", ""),
+    "<metric>": ("claim|resolve", ""),
+    "<chat id>": ("[^{}]+", ""),
+    "<task name>": (".+", ""),
+}
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
+
+
+@dataclass(frozen=True)
+class KeyFamily:
+    template: str  # e.g. "wms:{wh:<id>}:inbox:u:<user id>"
+    type: str  # Redis type: string, hash, set, sorted set, list
+    holds: str  # what it holds (the README's words)
+    writers: str  # the code that writes it
+
+    @property
+    def warehouse(self) -> bool:
+        """A key of one warehouse (hash tag `{wh:<id>}`): removed with its warehouse."""
+        return self.template.startswith("wms:{wh:<id>}:")
+
+    @property
+    def owner(self) -> str:
+        """Whose data it is beyond its warehouse ("user", "role", "type", "rule" or "")."""
+        for found in _PLACEHOLDER.findall(self.template):
+            if _PLACEHOLDERS[found][1]:
+                return _PLACEHOLDERS[found][1]
+        return ""
+
+    def regex(self, prefix: str) -> re.Pattern[str]:
+        """The full key name, with `prefix` for `wms`; group 1 the warehouse id (warehouse
+        keys), the last group the owner (when it has one)."""
+        body = self.template[len("wms") :]
+        parts, last = [], 0
+        for match in _PLACEHOLDER.finditer(body):
+            parts.append(re.escape(body[last : match.start()]))
+            parts.append(f"({_PLACEHOLDERS[match.group()][0]})")
+            last = match.end()
+        parts.append(re.escape(body[last:]))
+        return re.compile(re.escape(prefix) + "".join(parts), re.DOTALL)
+
+
+W = "wms:{wh:<id>}"
+_PUBLISH = "notifications/lua/publish.lua"
+_LIFECYCLE = "notifications/lua/lifecycle.lua"
+_INBOX = "notifications/lua/inbox.lua"
+_EXPIRE = "notifications/lua/expire.lua (removes)"
+
+FAMILIES: tuple[KeyFamily, ...] = (
+    # --- the subscription mirror (subscriptions/keys.py) ---
+    KeyFamily(
+        f"{W}:subs:<type id>",
+        "set",
+        "subscriber ids `u:<user id>` / `r:<group id>`",
+        "subscriptions/store.py",
+    ),
+    KeyFamily(
+        f"{W}:subs:<type id>:token",
+        "string",
+        '`<member count>:<random hex>`, rewritten with every write of the set, an empty one too: missing means "not mirrored"',
+        "subscriptions/store.py",
+    ),
+    KeyFamily(
+        f"{W}:subs:<type id>:ver",
+        "string",
+        "version counter a writer increments before reading the database; a write lands only while it holds the writer's number",
+        "subscriptions/store.py",
+    ),
+    # --- notifications (notifications/keys.py) ---
+    KeyFamily(
+        f"{W}:seq",
+        "string",
+        "the last cursor given out in the warehouse",
+        f"{_PUBLISH}, {_LIFECYCLE}",
+    ),
+    KeyFamily(
+        f"{W}:inbox:u:<user id>",
+        "sorted set",
+        "a user's own inbox: member and score are the slot (the cursor it was published with)",
+        f"{_PUBLISH}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:inbox:r:<group id>",
+        "sorted set",
+        "a role's inbox: member and score are the slot",
+        f"{_PUBLISH}, {_LIFECYCLE} (escalation), {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:notes",
+        "hash",
+        "slot → notification JSON, stored once however many inboxes",
+        f"{_PUBLISH}, {_EXPIRE}",
+    ),
+    KeyFamily(f"{W}:ids", "hash", "notification id (UUID) → slot", f"{_PUBLISH}, {_EXPIRE}"),
+    KeyFamily(
+        f"{W}:routes",
+        "hash",
+        'slot → "uuid subscriber…": what the sweep must undo',
+        f"{_PUBLISH}, {_LIFECYCLE} (escalation), {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:expiry", "sorted set", "slot scored by expiry time (ms)", f"{_PUBLISH}, {_EXPIRE}"
+    ),
+    KeyFamily(
+        f"{W}:read:<user id>",
+        "sorted set",
+        "slots the user read one by one, scored by their expiry",
+        f"{_INBOX}, {_LIFECYCLE}, notifications/lua/prune_read_marks.lua (removes)",
+    ),
+    KeyFamily(
+        f"{W}:readers",
+        "set",
+        "user ids having read marks (for the sweep)",
+        f"{_INBOX}, {_LIFECYCLE}",
+    ),
+    KeyFamily(
+        f"{W}:flags",
+        "hash",
+        "slot → status letter and severity digit (`o0` open info, `c2` claimed critical, `r1` resolved warning)",
+        f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:states",
+        "hash",
+        "slot → the lifecycle as JSON (status, claimed/resolved by and at, escalated_at, severity, occurrences); absent until the first change",
+        f"{_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:changes",
+        "sorted set",
+        "slot → the cursor of its latest change of status",
+        f"{_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:history",
+        "hash",
+        "slot → its events after publishing (comma-separated JSON objects)",
+        f"{_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:escalations",
+        "sorted set",
+        "slot → ms when it is due for escalation (types that escalate, subscribed or not)",
+        f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:report:<day>",
+        "hash",
+        "`<type code>\\|<event>` → count of that UTC day (days since the epoch); expires after `ALERT_REPORT_RETENTION_DAYS`",
+        f"{_PUBLISH}, {_LIFECYCLE}",
+    ),
+    KeyFamily(
+        f"{W}:report:<day>:<metric>",
+        "list",
+        '`"<type code> <ms>"`: time to the first claim (`claim`) / to resolve (`resolve`) of alerts of that day (at most `ALERT_REPORT_MAX_SAMPLES_PER_DAY`); same expiry',
+        _LIFECYCLE,
+    ),
+    KeyFamily(
+        f"{W}:classes",
+        "hash",
+        'the read model\'s route classes: `<class>` → its inboxes (`"r:2 u:1"`, sorted), `n:<class>` → notifications of it not yet swept, `i:<inbox>` → the classes the inbox is in',
+        f"{_PUBLISH}, {_LIFECYCLE} (escalation), {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:places",
+        "hash",
+        "slot → `<class>:<severity digit>:<raise cursor, 16 digits>` (raise: the slot, or its latest re-raise or escalation)",
+        f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:open",
+        "sorted set",
+        "`<place>:<slot>` of every open notification not yet swept, all scores 0 (ZLEXCOUNT counts a class's open ones of a severity raised after a cursor)",
+        f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:watermarks",
+        "hash",
+        'user id → `<class>=<cursor> …`: their "mark all read" per class they saw then; `v:<user id>` → their read version (ETag)',
+        f"{_INBOX}, {_LIFECYCLE} (read version)",
+    ),
+    KeyFamily(
+        f"{W}:markers",
+        "hash",
+        "slot → ` <user id> <user id> …`: who marked it read one by one since it was last raised",
+        f"{_INBOX}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:readopen",
+        "hash",
+        "`<user id>:<class>:<severity digit>` → open ones raised after the user's watermark of that class that they marked read one by one; `<user id>` → the fields they have",
+        f"{_INBOX}, {_LIFECYCLE}, {_EXPIRE}",
+    ),
+    KeyFamily(
+        f"{W}:rule:<rule id>:alerts",
+        "hash",
+        "alert key → id of the notification a rule last raised for it (re-raised by a reminder, resolved when the key clears)",
+        "notifications/rules/store.py",
+    ),
+    KeyFamily(
+        f"{W}:rule:<rule id>:sent",
+        "hash",
+        "de-duplication of one rule in the warehouse: alert key → ms it was sent (negative while a run is publishing it); expires after the cool-down",
+        "notifications/rules/lua/dedup.lua",
+    ),
+    KeyFamily(
+        "wms:rules:<rule id>:lock",
+        "string",
+        "token of the run holding the rule (`SET NX EX`), so overlapping beat ticks skip it",
+        "notifications/rules/store.py",
+    ),
+    KeyFamily(
+        "wms:rules:last_run",
+        "hash",
+        "rule id → ms its last run started (Python rules' schedule; SQL rules keep `last_run_at` in the database)",
+        "notifications/rules/store.py",
+    ),
+    # --- chat (messaging/keys.py) ---
+    KeyFamily(
+        "wms:{chat:<chat id>}:meta",
+        "hash",
+        "kind, creator, created_ms, last_ms (activity), mver (membership version), last (newest message JSON, for previews)",
+        "messaging/lua/*.lua",
+    ),
+    KeyFamily(
+        "wms:{chat:<chat id>}:members",
+        "sorted set",
+        "member user id → id of the last message they have seen",
+        "messaging/lua/*.lua",
+    ),
+    KeyFamily(
+        "wms:{chat:<chat id>}:joined",
+        "hash",
+        "member user id → last message id when they joined (they see only later ones)",
+        "messaging/lua/*.lua",
+    ),
+    KeyFamily(
+        "wms:{chat:<chat id>}:msgs",
+        "sorted set",
+        "message JSON scored by message id",
+        "messaging/lua/send.lua",
+    ),
+    KeyFamily(
+        "wms:{chat:<chat id>}:seq",
+        "string",
+        "the last message id given out in the chat; a direct chat's outlives the chat (its pair may open it again and ids never go back) until one of the pair is deleted",
+        "messaging/lua/send.lua",
+    ),
+    KeyFamily(
+        "wms:{user:<user id>}:chats",
+        "sorted set",
+        "chat ids the user belongs to, scored by membership version (an index written before and after joining; the chat's `members` decides)",
+        "messaging/store.py",
+    ),
+    KeyFamily(
+        "wms:{user:<user id>}:contacts",
+        "list",
+        "recent contacts' user ids, most recent first, capped at 100",
+        "messaging/store.py",
+    ),
+    KeyFamily(
+        "wms:chats:activity",
+        "sorted set",
+        "chat id → last activity in ms (the retention sweeps' index)",
+        "messaging/lua/*.lua",
+    ),
+    # --- periodic tasks and the directory cache ---
+    KeyFamily(
+        "wms:beat:<task name>",
+        "string",
+        "claim of a periodic task's current tick (`SET NX PX`, 0.9 × its interval), so a second beat cannot run it twice",
+        "config/beat.py",
+    ),
+    KeyFamily(
+        "wms:directory:version",
+        "string",
+        "random token, deleted on every change of a user, group, membership, permission (a user's or a group's), token or warehouse; the next reader puts a new one",
+        "directory/cache.py",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ParsedKey:
+    family: KeyFamily
+    warehouse_id: int | None  # warehouse keys only
+    owner: str  # the user, role, message type or rule id, "" when the family has no owner
+
+
+@cache
+def _compiled(prefix: str) -> tuple[tuple[KeyFamily, re.Pattern[str]], ...]:
+    return tuple((family, family.regex(prefix)) for family in FAMILIES)
+
+
+def parse(key: str) -> ParsedKey | None:
+    """The family of a key name (with this deployment's prefix), None for no known family."""
+    for family, pattern in _compiled(settings.WMS_REDIS_PREFIX):
+        found = pattern.fullmatch(key)
+        if found is None:
+            continue
+        groups = found.groups()
+        warehouse_id = int(groups[0]) if family.warehouse else None
+        owner = groups[-1] if family.owner else ""
+        return ParsedKey(family, warehouse_id, owner)
+    return None
+
+
+def markdown_table() -> str:
+    """The README's key table (section "Redis keys")."""
+    lines = ["| key | type | holds | written by |", "| --- | --- | --- | --- |"]
+    for family in FAMILIES:
+        template = family.template.replace("|", "\\|")
+        lines.append(f"| `{template}` | {family.type} | {family.holds} | {family.writers} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m config.keyfamilies: the README's table
+    sys.stdout.write(markdown_table())

@@ -1,0 +1,136 @@
+-- The read model's shared helpers (README "The read model"). The loader puts this file in
+-- front of publish.lua, inbox.lua, lifecycle.lua and expire.lua (LuaScript prelude): written
+-- once, never copied. Each script declares the keys at its own KEYS positions, so every helper
+-- takes the keys it touches as arguments. No writes of its own at load time.
+-- KEYS[] none of its own: each helper's `..._key` parameters are KEYS entries of the script.
+-- ARGV none of its own.
+-- Returns nothing: it only defines local functions for the script that follows it.
+--
+-- Names used below:
+--   place   "<class>:<severity digit>:<raise cursor, 16 digits>" (places hash, per slot)
+--   head    "<class>:<severity digit>" (one counter of the open index)
+--   watermarks of a user: "<class>=<cursor> <class>=<cursor> ..." (watermarks hash, field
+--           <user id>): everything of that class raised up to the cursor is read for the user.
+--           "*=<cursor>" covers every class (a plain number, written before watermarks were per
+--           class, reads as that).
+
+local function pad(n) return string.format('%016.0f', n) end
+local function text(n) return string.format('%.0f', n) end
+
+-- class (text), severity digit (number), raise cursor (number) of a place.
+local function place_parts(place)
+  local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
+  return class, tonumber(level), tonumber(raise)
+end
+
+local function make_place(class, level, raise)
+  return class .. ':' .. level .. ':' .. pad(raise)
+end
+
+local function is_open_flag(flag)
+  return not flag or string.byte(flag, 1) == 111 -- 'o'
+end
+
+-- " 3 7 12" holds user "7"?
+local function has_word(list, word)
+  return list ~= false and list ~= nil
+    and string.find(' ' .. list .. ' ', ' ' .. word .. ' ', 1, true) ~= nil
+end
+
+local function without_word(list, word)
+  local rest = string.gsub(' ' .. (list or '') .. ' ', ' ' .. string.gsub(word, '%p', '%%%0') .. ' ', ' ')
+  return string.match(rest, '^%s*(.-)%s*$')
+end
+
+-- --- Watermarks ("mark all read"), per user and class ---------------------------------------
+
+local function watermarks_of(watermarks_key, user)
+  local raw = redis.call('HGET', watermarks_key, user)
+  local marks = {}
+  if not raw then return marks end
+  if tonumber(raw) then
+    marks['*'] = tonumber(raw)
+    return marks
+  end
+  for class, cursor in string.gmatch(raw, '([^%s=]+)=(%d+)') do marks[class] = tonumber(cursor) end
+  return marks
+end
+
+local function watermark_in(marks, class)
+  return marks[class] or marks['*'] or 0
+end
+
+-- The user's watermark for the class of `place` (one HGET; scripts that look at many places of
+-- one user read watermarks_of once instead).
+local function user_watermark(watermarks_key, user, class)
+  return watermark_in(watermarks_of(watermarks_key, user), class)
+end
+
+local function save_watermarks(watermarks_key, user, marks)
+  local parts = {}
+  for class, cursor in pairs(marks) do parts[#parts + 1] = class .. '=' .. text(cursor) end
+  table.sort(parts)
+  if #parts == 0 then
+    redis.call('HDEL', watermarks_key, user)
+  else
+    redis.call('HSET', watermarks_key, user, table.concat(parts, ' '))
+  end
+end
+
+-- --- Classes (sets of inboxes) ------------------------------------------------------------
+
+local function enter_class(classes_key, class, members)
+  if redis.call('HSETNX', classes_key, class, members) == 1 then
+    for member in string.gmatch(members, '%S+') do
+      local list = redis.call('HGET', classes_key, 'i:' .. member)
+      redis.call('HSET', classes_key, 'i:' .. member, (list and (list .. ' ') or '') .. class)
+    end
+  end
+  redis.call('HINCRBY', classes_key, 'n:' .. class, 1)
+end
+
+local function leave_class(classes_key, class)
+  if redis.call('HINCRBY', classes_key, 'n:' .. class, -1) > 0 then return end
+  local members = redis.call('HGET', classes_key, class) or ''
+  for member in string.gmatch(members, '%S+') do
+    local field = 'i:' .. member
+    local list = without_word(redis.call('HGET', classes_key, field), class)
+    if list == '' then redis.call('HDEL', classes_key, field) else redis.call('HSET', classes_key, field, list) end
+  end
+  redis.call('HDEL', classes_key, class, 'n:' .. class)
+end
+
+-- --- One-by-one reads of open ones (readopen hash) ----------------------------------------
+
+local function forget_read_open(readopen_key, user, head)
+  redis.call('HDEL', readopen_key, user .. ':' .. head)
+  local index = without_word(redis.call('HGET', readopen_key, user), head)
+  if index == '' then redis.call('HDEL', readopen_key, user) else redis.call('HSET', readopen_key, user, ' ' .. index) end
+end
+
+local function bump_read_open(readopen_key, user, head)
+  if redis.call('HINCRBY', readopen_key, user .. ':' .. head, 1) == 1 then
+    local index = redis.call('HGET', readopen_key, user) or ''
+    if not has_word(index, head) then
+      redis.call('HSET', readopen_key, user, index .. ' ' .. head)
+    end
+  end
+end
+
+-- An open notification at `place` enters (delta 1) or leaves (delta -1) the counts of every
+-- user who marked it read one by one while their watermark for its class was below its raise.
+local function tally(markers_key, watermarks_key, readopen_key, slot, place, delta)
+  local markers = redis.call('HGET', markers_key, slot)
+  if not markers then return end
+  local class, level, raise = place_parts(place)
+  local head = class .. ':' .. level
+  for user in string.gmatch(markers, '%S+') do
+    if raise > user_watermark(watermarks_key, user, class) then
+      if delta > 0 then
+        bump_read_open(readopen_key, user, head)
+      elseif redis.call('HINCRBY', readopen_key, user .. ':' .. head, -1) <= 0 then
+        forget_read_open(readopen_key, user, head)
+      end
+    end
+  end
+end

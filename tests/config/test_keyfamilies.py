@@ -1,0 +1,88 @@
+"""The one registry of key families (config/keyfamilies.py): every key an app builds is of
+exactly one family, every family is built somewhere, and the README's table is the registry's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+
+from config import beat, keyfamilies
+from directory import keys as directory_keys
+from messaging import keys as chat_keys
+from notifications import keys
+from subscriptions import keys as subscription_keys
+
+
+def built_keys() -> list[str]:
+    """A key of every name-building function of every app."""
+    w, user, role, chat = 7, 31, 42, chat_keys.direct_chat_id(31, 42)
+    return [
+        subscription_keys.subscribers(w, 3),
+        subscription_keys.subscribers_token(w, 3),
+        subscription_keys.subscribers_version(w, 3),
+        keys.sequence(w),
+        keys.inbox(w, f"u:{user}"),
+        keys.inbox(w, f"r:{role}"),
+        keys.contents(w),
+        keys.ids(w),
+        keys.routes(w),
+        keys.expiry(w),
+        keys.read_marks(w, user),
+        keys.readers(w),
+        keys.flags(w),
+        keys.states(w),
+        keys.changes(w),
+        keys.history(w),
+        keys.escalations(w),
+        keys.report_counts(w, 20_000),
+        keys.report_durations(w, 20_000, "claim"),
+        keys.report_durations(w, 20_000, "resolve"),
+        keys.classes(w),
+        keys.places(w),
+        keys.open_index(w),
+        keys.watermarks(w),
+        keys.markers(w),
+        keys.read_open(w),
+        keys.rule_alerts(w, "sql:5"),
+        keys.rule_sent(w, "py:negative_stock"),
+        keys.rule_lock("sql:5"),
+        keys.rule_last_runs(),
+        chat_keys.meta(chat),
+        chat_keys.members(chat),
+        chat_keys.joined(chat),
+        chat_keys.messages(chat),
+        chat_keys.sequence(chat),
+        chat_keys.user_chats(user),
+        chat_keys.contacts(user),
+        chat_keys.activity(),
+        beat.tick_key("notifications.expire"),
+        directory_keys.version_key(),
+    ]
+
+
+def test_every_key_built_is_of_exactly_one_family():
+    for key in built_keys():
+        matching = [
+            f for f in keyfamilies.FAMILIES if f.regex(settings.WMS_REDIS_PREFIX).fullmatch(key)
+        ]
+        assert len(matching) == 1, (key, matching)
+
+
+def test_every_family_is_built_somewhere():
+    built = {keyfamilies.parse(key).family for key in built_keys()}  # type: ignore[union-attr]
+    assert set(keyfamilies.FAMILIES) - built == set()
+
+
+def test_owners_come_out_of_the_key():
+    parsed = keyfamilies.parse(keys.rule_alerts(7, "sql:5"))
+    assert parsed is not None
+    assert (parsed.warehouse_id, parsed.family.owner, parsed.owner) == (7, "rule", "sql:5")
+    assert keys.parse_warehouse_key(keys.inbox(7, "r:42")) == keys.WarehouseKey(7, "role", "42")
+    assert keys.parse_warehouse_key(keys.read_marks(7, 31)) == keys.WarehouseKey(7, "user", "31")
+    assert keys.parse_warehouse_key(keys.contents(7)) == keys.WarehouseKey(7, "other")
+
+
+def test_the_readme_key_table_is_the_registry():
+    readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
+    assert keyfamilies.markdown_table() in readme, "run: python -m config.keyfamilies"

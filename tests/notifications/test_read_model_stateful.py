@@ -1,0 +1,412 @@
+"""The read model against an independent reference model (hypothesis stateful testing).
+
+The reference model is plain Python: which notifications exist, who is in which role, who has
+read what, each notification's status and an event counter. It shares no code and no rule with
+the implementation (no watermarks, classes, places, slots or cursors): "read" is a set of users
+per notification, "mark all" adds the user to every notification they can see now, a re-raise
+or an escalation empties it, and the order of changes is the model's own counter.
+
+Random sequences of publish (to a user, to roles, to both, to nobody with escalation; every
+severity; short TTLs), claim / release / resolve / re-raise / escalate, mark ids / mark all, role
+join / leave, time passing, expiry sweeps, and reconnects from an earlier point; after every
+step each user's unread count, by_severity, latest, default list (following next_since and
+has_more) and the replay a reconnecting stream gets are compared with the model.
+
+Budget: a fixed number of examples and steps (READ_MODEL_EXAMPLES, READ_MODEL_STEPS to run
+more); the seed is printed on failure and READ_MODEL_SEED runs one again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from dataclasses import dataclass, field
+
+import pytest
+from django.contrib.auth.models import Group
+from hypothesis import HealthCheck, seed
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from redis.cluster import RedisCluster
+
+from config import timestamps
+from config.redis import get_redis
+from notifications import keys, lifecycle, selectors, services
+from notifications.lifecycle_store import reraise as store_reraise
+from subscriptions.models import MessageType, Subscription, Warehouse
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEVERITIES = ("info", "warning", "critical")
+ESCALATE_AFTER_MS = 60_000
+USERS = ("u0", "u1", "u2")
+ROLES = ("A", "B", "Sup")
+# type -> (users subscribed directly, roles subscribed, escalates to Sup)
+TYPES = {
+    "TU": ({"u0"}, {"A"}, False),
+    "TA": (set(), {"A"}, False),
+    "TB": ({"u1"}, {"B"}, False),
+    "TE": (set(), {"A"}, True),
+    "TN": (set(), set(), True),  # nobody subscribes; only escalation delivers it
+}
+
+
+@dataclass
+class Note:
+    id: str
+    type: str
+    users: set[str]  # users it was delivered to directly
+    roles: set[str]  # roles it was delivered to
+    level: int
+    created: int
+    expires: int
+    published: int  # model counter at publishing
+    raised: int  # model counter at its last raise (publish, re-raise, escalation)
+    changed_at: int  # model counter at its last new cursor
+    status: str = "open"
+    claimer: str | None = None
+    read_by: set[str] = field(default_factory=set)
+    changed: bool = False  # any change of status since publishing
+    escalation_done: bool = False
+
+
+class Reference:
+    """What a user should see, by SPEC 2, 7 and 11, in plain sets."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, Note] = {}
+        self.members: dict[str, set[str]] = {"u0": {"A"}, "u1": {"B"}, "u2": set()}
+        self.counter = 0
+        self.now = 0
+
+    def tick(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def visible(self, user: str, note: Note) -> bool:
+        alive = note.expires > self.now
+        return alive and (user in note.users or bool(note.roles & self.members[user]))
+
+    def unread(self, user: str) -> list[Note]:
+        return [
+            n
+            for n in self.notes.values()
+            if self.visible(user, n) and n.status == "open" and user not in n.read_by
+        ]
+
+
+_runs = itertools.count()
+_checked = {"steps": 0}
+
+
+class ReadModelMachine(RuleBasedStateMachine):
+    clock_ms = 0  # the product's clock while the machine runs (the test patches now_ms)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = Reference()
+        self.checkpoints: list[tuple[int, int]] = []  # (warehouse cursor, model counter)
+
+    @initialize()
+    def world(self) -> None:
+        run = next(_runs)
+        client = get_redis()
+        if not isinstance(client, RedisCluster):
+            client.flushdb()
+        # Each example starts an hour after the last one ended: cursors only go up.
+        ReadModelMachine.clock_ms += 3_600_000
+        self.model.now = ReadModelMachine.clock_ms
+        self.warehouse = Warehouse.objects.create(code=f"M{run}", name=f"model {run}")
+        self.groups = {name: Group.objects.create(name=f"{name}-{run}") for name in ROLES}
+        from config.users import User
+
+        self.users = {name: User.objects.create_user(f"{name}-{run}") for name in USERS}
+        for user, roles in self.model.members.items():
+            self.users[user].groups.set([self.groups[r] for r in roles])
+        self.type_codes = {}
+        for code, (users, roles, escalates) in TYPES.items():
+            message_type = MessageType.objects.create(
+                code=f"{code}{run}",
+                name=code,
+                default_ttl_seconds=300,
+                escalate_after_seconds=ESCALATE_AFTER_MS // 1000 if escalates else None,
+                escalation_role=self.groups["Sup"] if escalates else None,
+            )
+            self.type_codes[code] = message_type.code
+            for user in users:
+                Subscription.objects.create(
+                    message_type=message_type, warehouse=self.warehouse, user=self.users[user]
+                )
+            for role in roles:
+                Subscription.objects.create(
+                    message_type=message_type, warehouse=self.warehouse, role=self.groups[role]
+                )
+        self.checkpoint()
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def sequence(self) -> int:
+        return int(get_redis().get(keys.sequence(self.warehouse.pk)) or 0)
+
+    def checkpoint(self) -> None:
+        self.checkpoints.append((self.sequence(), self.model.counter))
+
+    def note(self, index: int) -> Note | None:
+        notes = list(self.model.notes.values())
+        return notes[index % len(notes)] if notes else None
+
+    # --- rules ---------------------------------------------------------------------------
+
+    @rule(
+        kind=st.sampled_from(sorted(TYPES)),
+        level=st.integers(0, 2),
+        ttl=st.sampled_from([30, 90, 300]),
+    )
+    def publish(self, kind: str, level: int, ttl: int) -> None:
+        result = services.publish(
+            message_type=self.type_codes[kind],
+            warehouse=self.warehouse.pk,
+            title="t",
+            severity=SEVERITIES[level],
+            ttl_seconds=ttl,
+        )
+        users, roles, escalates = TYPES[kind]
+        assert result.recipients == len(users) + len(roles)
+        if not users and not roles and not escalates:
+            return
+        at = self.model.tick()
+        self.model.notes[result.id] = Note(
+            id=result.id,
+            type=kind,
+            users=set(users),
+            roles=set(roles),
+            level=level,
+            created=self.model.now,
+            expires=self.model.now + ttl * 1000,
+            published=at,
+            raised=at,
+            changed_at=at,
+        )
+        self.checkpoint()
+
+    @rule(user=st.sampled_from(USERS), picks=st.lists(st.integers(0, 50), min_size=1, max_size=3))
+    def mark_ids(self, user: str, picks: list[int]) -> None:
+        notes = [n for n in (self.note(i) for i in picks) if n is not None]
+        if not notes:
+            return
+        result = services.mark_read(
+            user=self.users[user], warehouse_id=self.warehouse.pk, ids=[n.id for n in notes]
+        )
+        newly = {n.id for n in notes if self.model.visible(user, n) and user not in n.read_by}
+        for n in notes:
+            if n.id in newly:
+                n.read_by.add(user)
+        assert result.marked == len(newly)
+        assert result.unread_count == len(self.model.unread(user))
+
+    @rule(user=st.sampled_from(USERS))
+    def mark_all(self, user: str) -> None:
+        result = services.mark_read(user=self.users[user], warehouse_id=self.warehouse.pk, ids=None)
+        assert result.marked == len(self.model.unread(user))
+        for n in self.model.notes.values():
+            if self.model.visible(user, n):
+                n.read_by.add(user)
+        assert result.unread_count == 0
+
+    @rule(
+        user=st.sampled_from(USERS),
+        pick=st.integers(0, 50),
+        op=st.sampled_from(["claim", "release", "resolve"]),
+    )
+    def change(self, user: str, pick: int, op: str) -> None:
+        note = self.note(pick)
+        if note is None:
+            return
+        try:
+            getattr(lifecycle, op)(
+                user=self.users[user], warehouse_id=self.warehouse.pk, notification_id=note.id
+            )
+            ok = True
+        except lifecycle.LifecycleError:
+            ok = False
+        visible = self.model.visible(user, note)
+        if op in ("claim", "release"):
+            allowed = visible and note.status != "resolved" and note.claimer in (None, user)
+            assert ok == allowed, (op, note.status, note.claimer, user, visible)
+            if not ok:
+                return
+            if op == "claim":
+                if note.status != "claimed":
+                    note.status, note.claimer = "claimed", user
+                    self.changed(note)
+                note.read_by.add(user)  # claiming is reading
+            elif note.status == "claimed":
+                note.status, note.claimer = "open", None
+                self.changed(note)
+        else:
+            assert ok == visible
+            if ok and note.status != "resolved":
+                note.status, note.claimer = "resolved", None
+                self.changed(note)
+
+    def changed(self, note: Note) -> None:
+        note.changed = True
+        note.changed_at = self.model.tick()
+        self.checkpoint()
+
+    @rule(pick=st.integers(0, 50))
+    def reraise(self, pick: int) -> None:
+        note = self.note(pick)
+        if note is None:
+            return
+        answer = store_reraise(
+            warehouse_id=self.warehouse.pk, notification_id=note.id, now_ms=self.model.now
+        )
+        should = note.expires > self.model.now and note.status != "resolved"
+        assert answer.changed == should
+        if should:
+            note.read_by.clear()  # unread again for everyone
+            note.raised = self.model.counter + 1
+            self.changed(note)
+
+    @rule()
+    def escalate(self) -> None:
+        lifecycle.escalate_warehouse(self.warehouse.pk, at_ms=self.model.now)
+        due = sorted(
+            (
+                n
+                for n in self.model.notes.values()
+                if TYPES[n.type][2]
+                and not n.escalation_done
+                and n.created + ESCALATE_AFTER_MS <= self.model.now
+            ),
+            key=lambda n: (n.created, n.published),
+        )
+        for note in due:
+            note.escalation_done = True
+            if note.status == "open" and note.expires > self.model.now:
+                note.roles.add("Sup")
+                note.level = min(note.level + 1, 2)
+                note.read_by.clear()
+                note.raised = self.model.counter + 1
+                self.changed(note)
+
+    @rule(user=st.sampled_from(USERS), role=st.sampled_from(ROLES), join=st.booleans())
+    def membership(self, user: str, role: str, join: bool) -> None:
+        if join:
+            self.users[user].groups.add(self.groups[role])
+            self.model.members[user].add(role)
+        else:
+            self.users[user].groups.remove(self.groups[role])
+            self.model.members[user].discard(role)
+
+    @rule(seconds=st.sampled_from([1, 20, 45, 70, 200]))
+    def time_passes(self, seconds: int) -> None:
+        self.model.now += seconds * 1000
+        ReadModelMachine.clock_ms = self.model.now
+
+    @rule()
+    def sweep(self) -> None:
+        services.expire_warehouse(self.warehouse.pk, at_ms=self.model.now)
+        for gone in [i for i, n in self.model.notes.items() if n.expires <= self.model.now]:
+            del self.model.notes[gone]
+
+    @precondition(lambda self: len(self.checkpoints) > 1)
+    @rule(user=st.sampled_from(USERS), back=st.integers(0, 30))
+    def reconnect(self, user: str, back: int) -> None:
+        """A stream reconnecting with Last-Event-ID: the pages it replays, followed until
+        has_more is false, are every change after that point the user can see, in order."""
+        cursor, counter = self.checkpoints[-1 - back % len(self.checkpoints)]
+        replayed = self.follow(user, since=cursor, include_read=True)
+        expected = sorted(
+            (
+                n
+                for n in self.model.notes.values()
+                if self.model.visible(user, n) and n.changed_at > counter
+            ),
+            key=lambda n: n.changed_at,
+        )
+        assert [i.notification.id for i in replayed] == [n.id for n in expected]
+        for item in replayed:
+            note = self.model.notes[item.notification.id]
+            read = user in note.read_by
+            assert item.read == read, (item.notification.id, user)
+            assert str(item.lifecycle.status) == note.status
+
+    def follow(self, user: str, *, since: int | None, include_read: bool) -> list:
+        items: list = []
+        for _ in range(200):
+            page = selectors.inbox_page(
+                user=self.users[user],
+                warehouse_id=self.warehouse.pk,
+                since=since,
+                limit=7,
+                include_read=include_read,
+            )
+            items += page.items
+            since = page.next_since
+            if not page.has_more:
+                return items
+        raise AssertionError("has_more never became false")
+
+    # --- what every user sees after every step ------------------------------------------
+
+    @invariant()
+    def every_user_sees_what_the_model_says(self) -> None:
+        if not hasattr(self, "warehouse"):
+            return
+        _checked["steps"] += 1
+        for user in USERS:
+            unread = self.model.unread(user)
+            summary = selectors.unread_summary(
+                user=self.users[user], warehouse_id=self.warehouse.pk
+            )
+            assert summary.unread_count == len(unread), user
+            by_severity = dict.fromkeys(SEVERITIES, 0)
+            for n in unread:
+                by_severity[SEVERITIES[n.level]] += 1
+            assert {str(k): v for k, v in summary.by_severity.items()} == by_severity, user
+            newest = sorted(unread, key=lambda n: n.raised, reverse=True)[:5]
+            assert [i.notification.id for i in summary.latest] == [n.id for n in newest], user
+
+            listed = self.follow(user, since=None, include_read=False)
+            wanted = {
+                n.id
+                for n in self.model.notes.values()
+                if self.model.visible(user, n) and (n.changed or user not in n.read_by)
+            }
+            assert {i.notification.id for i in listed} == wanted, user
+
+
+def test_the_read_model_matches_an_independent_reference(monkeypatch, settings, transactional_db):
+    # Pages that end early to bound their work, with a handful of other users' changes.
+    settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE = 3
+    ReadModelMachine.clock_ms = timestamps.now_ms()
+    monkeypatch.setattr(timestamps, "now_ms", lambda: ReadModelMachine.clock_ms)
+    chosen = int(os.environ.get("READ_MODEL_SEED") or random.randrange(2**32))
+    factory = seed(chosen)(ReadModelMachine)
+    try:
+        run_state_machine_as_test(
+            factory,
+            settings=hypothesis_settings(
+                max_examples=int(os.environ.get("READ_MODEL_EXAMPLES", "25")),
+                stateful_step_count=int(os.environ.get("READ_MODEL_STEPS", "30")),
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            ),
+        )
+    except BaseException:
+        print(f"\nRead model stateful test failed: run again with READ_MODEL_SEED={chosen}")
+        raise
+    print(f"{_checked['steps']} steps checked")
+    assert _checked["steps"] > 0
