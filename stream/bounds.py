@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
@@ -191,8 +192,12 @@ class Streams:
         # first version only after that stream's check, and miss a change made in between.
         client = self.client_factory()
         try:
-            last = await self._version(client)
-            await self.recheck()  # the streams admitted before this first read
+            last: str | None = await self._version(client)
+            try:
+                await self.recheck()  # the streams admitted before this first read
+            except DatabaseError:
+                logger.warning("Stream access re-check failed; retrying", exc_info=True)
+                last = None  # unseen: the next tick checks again
             while True:
                 await asyncio.sleep(settings.STREAM_ACCESS_CHECK_SECONDS)
                 if not self._by_user:
@@ -202,8 +207,14 @@ class Streams:
                 except REDIS_UNAVAILABLE:
                     continue  # the hub ends the streams itself when Redis goes away
                 if version != last:
+                    try:
+                        await self.recheck()
+                    except DatabaseError:
+                        # A busy database (SQLite's "table is locked") must not end revocation:
+                        # the version stays unseen, so the next tick checks again.
+                        logger.warning("Stream access re-check failed; retrying", exc_info=True)
+                        continue
                     last = version
-                    await self.recheck()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -129,14 +129,15 @@ def test_b_a_small_backlog_is_left_out_of_counts(busy, warehouse, clock):
     assert selectors.unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 20
 
 
-def test_b_metrics_show_the_sweeps_backlog(client, busy, warehouse, clock):
+def test_b_metrics_show_the_sweeps_backlog(client, busy, warehouse, clock, settings):
+    settings.METRICS_TOKEN = "scraper-token"
     now = clock.now_ms()
     for i in range(3):
         services.publish(
             message_type="REP_NOTICE", warehouse=warehouse, title=f"n{i}", ttl_seconds=1
         )
     clock.stop_at(now + 5_000)
-    body = client.get("/metrics").content.decode()
+    body = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scraper-token").content.decode()
     assert f'wms_expired_unswept{{warehouse="{warehouse.pk}"}} 3.0' in body
 
 
