@@ -7,6 +7,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import health
+from push.views import service_worker
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
@@ -14,6 +15,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("notifications.api.urls")),
     path("api/v1/", include("messaging.api.urls")),
+    path("api/v1/", include("push.api.urls")),
+    path("sw.js", service_worker, name="service-worker"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
