@@ -147,7 +147,11 @@
     const [page] = await pages();
     if (page) {
       page.postMessage({ type: "wms-push-open", alert });
-      await page.focus();
+      try {
+        await page.focus();
+      } catch {
+        // Only a user's tap may focus a window; the page has switched all the same.
+      }
       return;
     }
     await self.clients.openWindow(target.href);
