@@ -79,6 +79,7 @@ def test_webpush_keys_prints_a_new_valid_pair(capsys):
         ("", keys.generate().public_key),  # a public key alone
         (keys.generate().private_key, keys.generate().public_key),  # not a pair
     ],
+    ids=["not-base64", "too-short", "beyond-the-order", "public-alone", "not-a-pair"],
 )
 def test_a_wrong_configured_key_stops_start_up(settings, private, public):
     settings.WEB_PUSH_VAPID_PRIVATE_KEY = private
