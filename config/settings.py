@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "subscriptions",
     "notifications",
     "messaging",
+    "push",  # Web Push of critical alerts to closed tabs (SPEC section 12)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -375,6 +376,38 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
+# --- Web Push (SPEC section 12) ------------------------------------------------------------
+# The VAPID key pair (base64url: the raw 32-byte private key, the 65-byte public point) and the
+# contact the push services see (`mailto:` or `https:`). Without the keys, a pair is generated
+# once and kept in the database (push.keys); `manage.py webpush_keys` prints a new pair.
+WEB_PUSH_VAPID_PRIVATE_KEY = env("WEB_PUSH_VAPID_PRIVATE_KEY", default="")
+WEB_PUSH_VAPID_PUBLIC_KEY = env("WEB_PUSH_VAPID_PUBLIC_KEY", default="")
+WEB_PUSH_SUBJECT = env("WEB_PUSH_SUBJECT", default="mailto:webpush@example.com")
+# The only hosts the server ever posts to: the push services of Chrome, Edge, Firefox, Safari
+# and Opera. An entry is a host name (port 443), `host:port`, or `*.domain` for its subdomains.
+WEB_PUSH_ALLOWED_HOSTS = env.list(
+    "WEB_PUSH_ALLOWED_HOSTS",
+    default=[
+        "fcm.googleapis.com",
+        "android.googleapis.com",
+        "updates.push.services.mozilla.com",
+        "push.services.mozilla.com",
+        "web.push.apple.com",
+        "*.push.apple.com",
+        "*.notify.windows.com",
+    ],
+)
+# Notifications of this severity or higher are pushed (escalations always are).
+WEB_PUSH_MIN_SEVERITY = env("WEB_PUSH_MIN_SEVERITY", default="critical")
+WEB_PUSH_TIMEOUT_SECONDS = env.float("WEB_PUSH_TIMEOUT_SECONDS", default=10.0)
+# A failed push (no answer, 429, 5xx) is retried this many times, waiting twice as long each
+# time from the first delay up to the longest (with jitter, and at least a Retry-After).
+WEB_PUSH_MAX_RETRIES = env.int("WEB_PUSH_MAX_RETRIES", default=5)
+WEB_PUSH_RETRY_FIRST_SECONDS = env.float("WEB_PUSH_RETRY_FIRST_SECONDS", default=10.0)
+WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600.0)
+# A user's browsers beyond this many: the oldest subscription makes room for the new one.
+WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
+
 # --- Rules -------------------------------------------------------------------------------
 # Beat asks "which rules are due?" this often; each rule's own interval decides whether it runs.
 RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
@@ -400,7 +433,7 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 # and this product's own tables. The environment variable adds patterns to this list.
 RULES_SQL_DENIED_TABLES = [
     *("auth_*", "authtoken_*", "django_*", "axes_*"),
-    *("subscriptions_*", "notifications_*", "messaging_*", "web_*", "demo_*"),
+    *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
     *env.list("RULES_SQL_DENIED_TABLES", default=[]),
 ]
 # If set, SQL rules may read only tables matching these patterns (and not denied above).

@@ -14,6 +14,7 @@ from django.utils.translation import gettext
 from config import errors, timestamps
 from config.errors import DomainError
 from config.users import User
+from push import dispatch as push_dispatch
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -154,6 +155,8 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
                 warehouse_id=warehouse_id, slot=slot, role_id=roles[type_code], now_ms=now
             )
             escalated += answer.changed
+            if answer.changed and answer.item is not None and roles[type_code] is not None:
+                push_dispatch.after_escalation(answer.item, inboxes=[f"r:{roles[type_code]}"])
         if len(batch) < limit:
             return escalated
 

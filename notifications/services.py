@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from config import jsonvalues, metrics, timestamps
 from config.errors import Invalid
+from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
@@ -185,6 +186,7 @@ def publish(
     )
     metrics.PUBLISHES.labels(message_type.code).inc()
     metrics.DELIVERIES.inc(len(subscribers))
+    push_dispatch.after_publish(notification, inboxes=subscribers)  # queued, never awaited
     return PublishResult(
         id=notification.id,
         recipients=len(subscribers),

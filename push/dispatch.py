@@ -1,0 +1,60 @@
+"""The one call publishing and escalation make: queue the push of an alert, never wait for it.
+
+Only the inboxes are passed: which users stand behind a role, and which of them subscribed a
+browser, is looked up by the task, off the publishing path.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from django.conf import settings
+
+from notifications.domain import InboxItem, Notification, Severity, Status
+
+from . import metrics
+from .payload import Alert
+
+logger = logging.getLogger(__name__)
+
+
+def after_publish(notification: Notification, *, inboxes: Sequence[str]) -> None:
+    """A notification reached these inboxes: push it if it is severe enough
+    (WEB_PUSH_MIN_SEVERITY, default critical)."""
+    threshold = Severity(settings.WEB_PUSH_MIN_SEVERITY).level
+    if Severity(notification.severity).level < threshold:
+        return
+    _queue(_alert(notification, notification.severity, Status.OPEN), inboxes)
+
+
+def after_escalation(item: InboxItem, *, inboxes: Sequence[str]) -> None:
+    """An alert was escalated to these inboxes (the escalation role's): always pushed."""
+    state = item.lifecycle
+    _queue(_alert(item.notification, state.severity, state.status), inboxes)
+
+
+def _alert(notification: Notification, severity: str, status: str) -> Alert:
+    return Alert(
+        id=notification.id,
+        warehouse=notification.warehouse,
+        title=notification.title,
+        body=notification.body,
+        severity=str(severity),
+        status=str(status),
+        expires_at_ms=notification.expires_at_ms,
+    )
+
+
+def _queue(alert: Alert, inboxes: Sequence[str]) -> None:
+    if not inboxes:
+        return
+    from .tasks import push_alert
+
+    try:
+        # One attempt (no publish retries): a broker that is down costs the caller at most
+        # its connect timeout, and the alert is in the inboxes either way.
+        push_alert.apply_async((alert.to_json(), list(inboxes)), retry=False)
+    except Exception as exc:  # the broker's errors vary: kombu, redis, OS
+        metrics.QUEUE_ERRORS.inc()
+        logger.warning("Could not queue the push of %s: %s", alert.id, exc)

@@ -1,0 +1,27 @@
+"""Reads of Web Push: which browsers an alert goes to, and the subscriptions of a user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db.models import Q
+
+from .models import PushSubscription
+
+
+def subscriptions_reached(*, warehouse_id: int, inboxes: Sequence[str]) -> list[PushSubscription]:
+    """Push subscriptions for this warehouse of the users the inboxes stand for: `u:<id>` the
+    user, `r:<id>` every member of the role (membership as of now). Inactive users get none."""
+    user_ids = [int(inbox[2:]) for inbox in inboxes if inbox.startswith("u:")]
+    role_ids = [int(inbox[2:]) for inbox in inboxes if inbox.startswith("r:")]
+    if not user_ids and not role_ids:
+        return []
+    return list(
+        PushSubscription.objects.filter(
+            Q(user_id__in=user_ids) | Q(user__groups__in=role_ids),
+            warehouses=warehouse_id,
+            user__is_active=True,
+        )
+        .distinct()
+        .order_by("pk")
+    )

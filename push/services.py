@@ -1,0 +1,178 @@
+"""Writes of Web Push: storing browsers' subscriptions, and posting one alert to one of them."""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import requests
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from py_vapid import Vapid
+from pywebpush import WebPushException, webpush
+
+from config import timestamps
+from config.users import User
+from subscriptions.models import Warehouse
+
+from . import hosts, keys, metrics, payload
+from .models import PushSubscription
+
+logger = logging.getLogger(__name__)
+
+
+# --- Subscriptions ------------------------------------------------------------------------------
+
+
+def subscription_save(
+    *, user: User, endpoint: str, p256dh: str, auth: str, warehouses: Sequence[Warehouse]
+) -> tuple[PushSubscription, bool]:
+    """Store the browser's subscription for these warehouses (replacing the ones it had);
+    True when it is new. The endpoint must pass the SSRF guard (EndpointRefused otherwise).
+
+    An endpoint already stored for another user becomes this user's: a browser belongs to
+    whoever signed in and subscribed last. Beyond WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER, the
+    user's least recently saved subscriptions are dropped.
+    """
+    hosts.check_endpoint(endpoint)
+    with transaction.atomic():
+        subscription, created = PushSubscription.objects.update_or_create(
+            endpoint=endpoint,
+            defaults={
+                "user": user,
+                "p256dh": p256dh,
+                "auth": auth,
+                "failures": 0,
+                "last_error": "",
+            },
+        )
+        subscription.warehouses.set(warehouses)
+        keep = settings.WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER
+        stale = PushSubscription.objects.filter(user=user).order_by("-updated_at", "-pk")[keep:]
+        PushSubscription.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+    return subscription, created
+
+
+def subscription_delete(*, user: User, endpoint: str) -> bool:
+    """Forget the user's subscription of this endpoint; False when there was none (which is
+    no error: the browser may have been unsubscribed after a 410 already)."""
+    deleted, _ = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()
+    return bool(deleted)
+
+
+# --- Delivery -----------------------------------------------------------------------------------
+
+
+class Outcome(StrEnum):
+    SENT = "sent"
+    GONE = "gone"
+    RETRY = "retried"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    outcome: Outcome
+    retry_after: float | None = None  # seconds the push service asked to wait
+    error: str = ""
+
+
+def send(
+    subscription: PushSubscription, alert: payload.Alert, *, session: requests.Session
+) -> Attempt:
+    """Post the alert, encrypted for the browser (RFC 8291 aes128gcm) and signed with the VAPID
+    key (RFC 8292), to the subscription's push service, and record what happened.
+
+    Not retried here: RETRY says the caller may try again (no answer, 429, 5xx). GONE (404,
+    410) deleted the subscription. The metric counts every outcome but RETRY, which the caller
+    counts once it knows whether a retry follows.
+    """
+    try:
+        hosts.check_endpoint(subscription.endpoint)
+    except hosts.EndpointRefused as exc:
+        return _skipped(f"endpoint refused: {exc}")
+    ttl = alert.ttl_seconds(timestamps.now_ms())
+    if ttl <= 0:
+        return _skipped("expired")
+    pair = keys.current()
+    try:
+        webpush(
+            subscription_info=subscription.as_webpush_info(),
+            data=payload.encode(alert),  # bytes: pywebpush encrypts them as they are
+            vapid_private_key=Vapid.from_raw(pair.private_key.encode()),
+            vapid_claims={"sub": settings.WEB_PUSH_SUBJECT},
+            content_encoding="aes128gcm",
+            ttl=ttl,
+            headers={"Urgency": alert.urgency, "Topic": alert.topic},
+            timeout=settings.WEB_PUSH_TIMEOUT_SECONDS,
+            requests_session=session,
+        )
+    except WebPushException as exc:
+        status = exc.status_code
+        if status in (404, 410):
+            PushSubscription.objects.filter(pk=subscription.pk).delete()
+            metrics.PUSHES.labels(Outcome.GONE).inc()
+            logger.info("Push subscription %s is gone (%s): deleted", subscription.pk, status)
+            return Attempt(Outcome.GONE)
+        error = f"HTTP {status}" if status is not None else str(exc)[:200]
+        _record_failure(subscription, error)
+        if status is not None and (status == 429 or status >= 500):
+            return Attempt(Outcome.RETRY, _retry_after(exc.retry_after), error)
+        metrics.PUSHES.labels(Outcome.FAILED).inc()
+        return Attempt(Outcome.FAILED, error=error)
+    except (requests.RequestException, OSError) as exc:
+        error = f"{type(exc).__name__}: {exc}"[:200]
+        _record_failure(subscription, error)
+        return Attempt(Outcome.RETRY, error=error)
+    PushSubscription.objects.filter(pk=subscription.pk).update(
+        last_success_at=timezone.now(), failures=0, last_error=""
+    )
+    metrics.PUSHES.labels(Outcome.SENT).inc()
+    return Attempt(Outcome.SENT)
+
+
+def _skipped(reason: str) -> Attempt:
+    metrics.PUSHES.labels(Outcome.SKIPPED).inc()
+    return Attempt(Outcome.SKIPPED, error=reason)
+
+
+def _record_failure(subscription: PushSubscription, error: str) -> None:
+    PushSubscription.objects.filter(pk=subscription.pk).update(
+        failures=F("failures") + 1,
+        total_failures=F("total_failures") + 1,
+        last_failure_at=timezone.now(),
+        last_error=error[:200],
+    )
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds: a number, or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def backoff_seconds(retries: int, retry_after: float | None = None) -> float:
+    """How long to wait before retry number `retries + 1`: the first delay doubled each time,
+    up to the longest, with up to a quarter of jitter (pushes that failed together do not all
+    come back together), and never less than the push service's Retry-After."""
+    first = settings.WEB_PUSH_RETRY_FIRST_SECONDS
+    longest = settings.WEB_PUSH_RETRY_MAX_SECONDS
+    delay = min(longest, first * 2**retries)
+    delay *= 1 - random.random() / 4  # noqa: S311  (jitter, not security)
+    return max(delay, min(retry_after or 0.0, longest))

@@ -1,0 +1,65 @@
+"""Celery tasks of Web Push: an alert's fan-out to browsers, and each browser's retries."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+
+from . import metrics, selectors, services
+from .http import PushSession
+from .models import PushSubscription
+from .payload import Alert
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(ignore_result=True)
+def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
+    """Queued after an alert reached these inboxes: post it to every push subscription, for
+    its warehouse, of the users the inboxes stand for (role members resolved now). Each
+    browser whose push service did not answer gets its own retries (`push_retry`)."""
+    note = Alert.from_json(alert)
+    counts: dict[str, int] = {}
+    session = PushSession()
+    for subscription in selectors.subscriptions_reached(
+        warehouse_id=note.warehouse, inboxes=inboxes
+    ):
+        attempt = services.send(subscription, note, session=session)
+        if attempt.outcome == services.Outcome.RETRY:
+            _retry_later(subscription.pk, alert, retry=1, retry_after=attempt.retry_after)
+        counts[attempt.outcome] = counts.get(attempt.outcome, 0) + 1
+    return counts
+
+
+@shared_task(ignore_result=True)
+def push_retry(subscription_id: int, alert: dict[str, Any], retry: int) -> str:
+    """Retry number `retry` (from 1) of one browser's push."""
+    subscription = PushSubscription.objects.filter(pk=subscription_id).first()
+    if subscription is None:  # unsubscribed (or gone) meanwhile
+        return "unsubscribed"
+    attempt = services.send(subscription, Alert.from_json(alert), session=PushSession())
+    if attempt.outcome == services.Outcome.RETRY:
+        _retry_later(subscription_id, alert, retry=retry + 1, retry_after=attempt.retry_after)
+    return attempt.outcome
+
+
+def _retry_later(
+    subscription_id: int, alert: dict[str, Any], *, retry: int, retry_after: float | None
+) -> None:
+    """Queue retry number `retry` after its back-off, or give up after WEB_PUSH_MAX_RETRIES."""
+    if retry > settings.WEB_PUSH_MAX_RETRIES:
+        metrics.PUSHES.labels(services.Outcome.FAILED).inc()
+        logger.warning("Push to subscription %s failed %d times: given up", subscription_id, retry)
+        return
+    metrics.PUSHES.labels(services.Outcome.RETRY).inc()
+    try:
+        push_retry.apply_async(
+            (subscription_id, alert, retry),
+            countdown=services.backoff_seconds(retry - 1, retry_after),
+        )
+    except Exception as exc:  # the broker's errors vary: kombu, redis, OS
+        metrics.QUEUE_ERRORS.inc()
+        logger.warning("Could not queue retry %d of push to %s: %s", retry, subscription_id, exc)

@@ -1,0 +1,244 @@
+"""Fixtures for Web Push tests: browsers' key pairs, and a push service stand-in on 127.0.0.1.
+
+The stand-in is a real HTTPS server with a certificate from a CA made for the test run; the
+product trusts it only through REQUESTS_CA_BUNDLE (and WEB_PUSH_ALLOWED_HOSTS lets it post
+there), as a deployment with its own push service would.
+"""
+
+from __future__ import annotations
+
+import datetime
+import http.server
+import ipaddress
+import json
+import os
+import ssl
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import http_ece
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from push.keys import b64url
+from push.models import PushSubscription
+from subscriptions.models import Warehouse
+
+
+@dataclass
+class Browser:
+    """What a browser keeps of its push subscription: the private half of p256dh, and auth."""
+
+    endpoint: str
+    private_key: ec.EllipticCurvePrivateKey = field(
+        default_factory=lambda: ec.generate_private_key(ec.SECP256R1())
+    )
+    auth_secret: bytes = field(default_factory=lambda: os.urandom(16))
+
+    @property
+    def keys(self) -> dict[str, str]:
+        public = self.private_key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        return {"p256dh": b64url(public), "auth": b64url(self.auth_secret)}
+
+    def subscription_json(self, *warehouses: Warehouse) -> dict:
+        """What the page posts: the browser's PushSubscription JSON and the warehouses."""
+        return {
+            "endpoint": self.endpoint,
+            "expirationTime": None,
+            "keys": self.keys,
+            "warehouses": [w.pk for w in warehouses],
+        }
+
+    def decrypt(self, body: bytes) -> dict:
+        """The push's plain JSON, decrypted as the browser would (RFC 8291, aes128gcm)."""
+        plain = http_ece.decrypt(
+            body, private_key=self.private_key, auth_secret=self.auth_secret, version="aes128gcm"
+        )
+        return json.loads(plain)
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+def _certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A CA, and a certificate for 127.0.0.1 it signed: (ca.pem, server.pem, server.key)."""
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Push stand-in test CA")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    server = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+            critical=False,
+        )
+        .add_extension(x509.ExtendedKeyUsage([x509.OID_SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    paths = folder / "ca.pem", folder / "server.pem", folder / "server.key"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return paths
+
+
+class PushServiceStandIn:
+    """An HTTPS push service on 127.0.0.1: records every request and answers 201, or the
+    statuses queued for a path with `answer()`; `hold()` keeps answers back until `release()`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.ca, cert, key = _certificates(folder)
+        self.received: list[Received] = []
+        self._answers: dict[str, list[tuple[int, dict[str, str]]]] = {}
+        self._lock = threading.Lock()
+        self._released = threading.Event()
+        self._released.set()
+        self.waiting = 0
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with stand_in._lock:
+                    stand_in.received.append(
+                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    queued = stand_in._answers.get(self.path) or []
+                    status, headers = queued.pop(0) if queued else (201, {})
+                    stand_in.waiting += 1
+                stand_in._released.wait(30)
+                with stand_in._lock:
+                    stand_in.waiting -= 1
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.host = f"127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def endpoint(self, name: str) -> str:
+        return f"https://{self.host}/push/{name}"
+
+    def answer(self, name: str, *statuses: int, headers: dict[str, str] | None = None) -> None:
+        """The next answers to pushes to endpoint `name` (then 201 again)."""
+        with self._lock:
+            self._answers.setdefault(f"/push/{name}", []).extend(
+                (status, headers or {}) for status in statuses
+            )
+
+    def to(self, name: str) -> list[Received]:
+        with self._lock:
+            return [r for r in self.received if r.path == f"/push/{name}"]
+
+    def hold(self) -> None:
+        self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def stop(self) -> None:
+        self.release()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def push_service(tmp_path, settings, monkeypatch) -> Iterator[PushServiceStandIn]:
+    """The stand-in, trusted through REQUESTS_CA_BUNDLE and allowed by WEB_PUSH_ALLOWED_HOSTS."""
+    stand_in = PushServiceStandIn(tmp_path)
+    settings.WEB_PUSH_ALLOWED_HOSTS = [stand_in.host]
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(stand_in.ca))
+    try:
+        yield stand_in
+    finally:
+        stand_in.stop()
+
+
+@pytest.fixture
+def browser_at(push_service):
+    """browser_at("rita-phone") -> a Browser whose endpoint is on the stand-in."""
+
+    def make(name: str) -> Browser:
+        return Browser(endpoint=push_service.endpoint(name))
+
+    return make
+
+
+@pytest.fixture
+def subscribe():
+    """subscribe(user, browser, *warehouses): store the browser's subscription for the user."""
+    from push import services
+
+    def make(user, browser: Browser, *warehouses: Warehouse) -> PushSubscription:
+        subscription, _ = services.subscription_save(
+            user=user, endpoint=browser.endpoint, warehouses=list(warehouses), **browser.keys
+        )
+        return subscription
+
+    return make
