@@ -331,6 +331,6 @@ def test_the_service_worker_is_served_from_the_root_and_loads_the_push_handlers(
     response = client.get("/sw.js")
 
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("application/javascript")
+    assert response["Content-Type"].startswith("text/javascript")
     assert response["Cache-Control"] == "no-cache"
     assert 'importScripts("/static/web/js/sw-push.js")' in response.content.decode()

@@ -302,13 +302,14 @@ def test_a_broker_that_refuses_the_task_does_not_fail_the_publish(
 
 
 def test_push_counts_are_on_the_metrics_page(
-    client, warehouse, crew, send, push_service, browser_at, subscribe, celery_eager
+    client, warehouse, crew, send, push_service, browser_at, subscribe, celery_eager, settings
 ):
+    settings.METRICS_TOKEN = "scraper-token"
     subscribe(crew[0], browser_at("gone"), warehouse)
     push_service.answer("gone", 410)
     send()
 
-    text = client.get("/metrics").content.decode()
+    text = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scraper-token").content.decode()
 
     assert 'wms_push_requests_total{outcome="gone"}' in text
     assert "wms_push_queue_errors_total" in text
