@@ -197,6 +197,7 @@ class Hub:
     async def aclose(self) -> None:
         """Stop the subscription and end every stream (server shutdown)."""
         self._close_all("shutdown")
+        status.clear(SUBSCRIPTION)  # none is wanted any more
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
