@@ -102,7 +102,7 @@ def test_healthz_names_a_stream_hub_without_subscription(client: Client, setting
             )
         )
 
-    async def try_to_stream() -> None:
+    async def try_to_stream() -> dict:
         hub = CutOffHub()
         listener = Listener(user_id=alice.pk, warehouse_id=1, role_ids=(), limit=10)
         with pytest.raises(Unavailable):
