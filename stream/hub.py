@@ -9,7 +9,10 @@ notifications in cursor order.
 
 A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rather than
 buffered without bound; so is every stream when the subscription fails. Their clients
-reconnect with Last-Event-ID and replay what they missed.
+reconnect with Last-Event-ID and replay what they missed. On a Redis Cluster the hub then
+subscribes on another live node (PUBLISH reaches every node), so losing any one node, the first
+of REDIS_URL included, does not end instant delivery; /healthz says "subscription" while the
+process has none.
 """
 
 from __future__ import annotations
