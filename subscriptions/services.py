@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import Group
 from django.db import transaction
-from django.utils import timezone
 
+from config import timestamps
 from config.redis import REDIS_UNAVAILABLE
 from config.users import User
 
@@ -136,7 +136,7 @@ REBUILD_MARK_SECONDS = 120
 def rebuilding(what: str) -> Iterator[None]:
     """Marks the mirror as being rebuilt (for /healthz) while the block runs; the mark stays,
     until it expires, when the block fails: the mirror is still not whole."""
-    since = timezone.now().isoformat(timespec="seconds")
+    since = timestamps.ms_to_datetime(timestamps.now_ms()).isoformat(timespec="seconds")
     with contextlib.suppress(*REDIS_UNAVAILABLE):  # the rebuild itself will fail and say so
         store.mark_rebuilding(f"{what} since {since}", seconds=REBUILD_MARK_SECONDS)
     yield

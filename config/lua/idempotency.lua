@@ -4,16 +4,25 @@
 -- KEYS[last] the record (in the same hash slot as the write it guards)
 -- ARGV[last] "<ttl ms> <fingerprint>\n<answer>" ("" when the request has no key: no record)
 -- Both are taken off KEYS and ARGV here, so the script below sees only its own.
--- The script returns idempotency_prior() at its top when that is not nil (the request was
--- made before: nothing is written), and returns its reply through idempotency_store(reply)
--- when it wrote: the record "<fingerprint>\n<answer>\n<reply as JSON>" is stored with the
--- write, in the same script, so a write and its record exist together or not at all.
-local IDEMPOTENCY_KEY = table.remove(KEYS)
+-- Returns nothing itself: the script returns idempotency_prior() at its top when that is not
+-- nil ({"idempotent-replay", record}: the request was made before, nothing is written), and
+-- returns its reply through idempotency_store(reply) when it wrote: the record
+-- "<fingerprint>\n<answer>\n<reply as JSON>" is stored with the write, in the same script, so
+-- a write and its record exist together or not at all.
+local IDEMPOTENCY_RECORD = table.remove(KEYS)
 local IDEMPOTENCY_ARG = table.remove(ARGV)
+
+local function idempotency_read(record_key)
+  return redis.call('GET', record_key)
+end
+
+local function idempotency_write(record_key, value, ttl)
+  redis.call('SET', record_key, value, 'PX', ttl)
+end
 
 local function idempotency_prior()
   if IDEMPOTENCY_ARG == '' then return nil end
-  local prior = redis.call('GET', IDEMPOTENCY_KEY)
+  local prior = idempotency_read(IDEMPOTENCY_RECORD)
   if not prior then return nil end
   return {'idempotent-replay', prior}
 end
@@ -21,7 +30,7 @@ end
 local function idempotency_store(reply)
   if IDEMPOTENCY_ARG ~= '' then
     local ttl, record = string.match(IDEMPOTENCY_ARG, '^(%d+) (.*)$')
-    redis.call('SET', IDEMPOTENCY_KEY, record .. '\n' .. cjson.encode(reply), 'PX', ttl)
+    idempotency_write(IDEMPOTENCY_RECORD, record .. '\n' .. cjson.encode(reply), ttl)
   end
   return reply
 end
