@@ -29,6 +29,7 @@ from config.http_errors import (
     Conflict,
     RequestTooLarge,
     Unavailable,
+    Unprocessable,
 )
 from config.redis import REDIS_UNAVAILABLE
 
@@ -39,6 +40,7 @@ _BY_KIND: dict[ErrorKind, type[exceptions.APIException]] = {
     ErrorKind.FORBIDDEN: exceptions.PermissionDenied,
     ErrorKind.NOT_FOUND: exceptions.NotFound,
     ErrorKind.CONFLICT: Conflict,
+    ErrorKind.UNPROCESSABLE: Unprocessable,
     ErrorKind.UNAVAILABLE: Unavailable,
 }
 

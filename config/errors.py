@@ -2,8 +2,8 @@
 
 Services raise these; `config.api.exception_handler` turns them into HTTP in one place, so
 every endpoint answers the same way: invalid 400, forbidden 403, not found 404, conflict 409,
-unavailable 503 with Retry-After. Messages are translated when they are raised (the request's
-language is active then), with placeholders filled after translation.
+unprocessable 422, unavailable 503 with Retry-After. Messages are translated when they are
+raised (the request's language is active then), with placeholders filled after translation.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ class ErrorKind(StrEnum):
     FORBIDDEN = "forbidden"
     NOT_FOUND = "not_found"
     CONFLICT = "conflict"
+    UNPROCESSABLE = "unprocessable"
     UNAVAILABLE = "unavailable"
 
 

@@ -23,8 +23,10 @@ from prometheus_client import (
 )
 from redis.cluster import RedisCluster
 
+from config import status
 from config.metrics import LIVE_COLLECTORS
-from config.redis import REDIS_UNAVAILABLE, get_redis
+from config.redis import REDIS_UNAVAILABLE, REPLICATION, get_redis, online_replicas
+from subscriptions import store as subscription_store
 
 logger = logging.getLogger(__name__)
 
@@ -45,10 +47,57 @@ def _check_redis() -> str:
     return "ok"
 
 
+def _degraded() -> dict[str, str]:
+    """What works but not fully, by name (see docs/scaling.md, "What an operator sees"):
+
+    - `subscription`: this process's stream hub has no live pub/sub subscription (streams
+      answer 503 and clients poll) — from the hub, config.status;
+    - `replication`: a master has fewer online replicas than REDIS_WAIT_REPLICAS, or a write
+      went unconfirmed by them lately (REDIS_WAIT_POLICY decides what publishing does);
+    - `mirror`: subscriber sets are being rebuilt from the database (publishing to them waits
+      for it or answers 503).
+    """
+    found = status.degraded()
+    if settings.REDIS_WAIT_REPLICAS > 0:
+        short = _masters_short_of_replicas()
+        if short:
+            found[REPLICATION] = short
+    rebuilding = subscription_store.rebuilding()
+    if rebuilding:
+        found["mirror"] = f"subscriber sets being rebuilt from the database: {rebuilding}"
+    return found
+
+
+def _masters_short_of_replicas() -> str:
+    client = get_redis()
+    masters = (
+        [client.get_redis_connection(node) for node in client.get_primaries()]
+        if isinstance(client, RedisCluster)
+        else [client]
+    )
+    wanted = settings.REDIS_WAIT_REPLICAS
+    short = []
+    for master in masters:
+        online = online_replicas(master)
+        if online < wanted:
+            kwargs = master.connection_pool.connection_kwargs
+            short.append(f"{kwargs.get('host')}:{kwargs.get('port')} has {online}")
+    if not short:
+        return ""
+    return (
+        f"REDIS_WAIT_REPLICAS={wanted} cannot be met ({settings.REDIS_WAIT_POLICY}): "
+        + ", ".join(short)
+    )
+
+
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when the database and Redis answer, else 503; the JSON says which failed."""
+    """200 when the database and Redis answer, else 503; the JSON says which failed.
+
+    Status "degraded" (still 200: requests are served) names in `degraded` what does not
+    fully work: instant delivery, replication, the subscription mirror (_degraded).
+    """
     checks: dict[str, str] = {}
     for name, check in (("database", _check_database), ("redis", _check_redis)):
         try:
@@ -58,8 +107,17 @@ def healthz(request: HttpRequest) -> JsonResponse:
                 logger.warning("Health check %s failed: %r", name, exc)
             checks[name] = f"error: {type(exc).__name__}"
     healthy = all(value == "ok" for value in checks.values())
+    degraded: dict[str, str] = {}
+    if healthy:
+        try:
+            degraded = _degraded()
+        except Exception as exc:
+            if not isinstance(exc, REDIS_UNAVAILABLE):
+                logger.warning("Health check of degradation failed: %r", exc)
+            degraded = {"redis": f"error: {type(exc).__name__}"}
+    state = "unavailable" if not healthy else "degraded" if degraded else "ok"
     return JsonResponse(
-        {"status": "ok" if healthy else "unavailable", "checks": checks},
+        {"status": state, "checks": checks, "degraded": degraded},
         status=200 if healthy else 503,
     )
 

@@ -28,6 +28,12 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class Unprocessable(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = gettext_lazy("The request cannot be processed as sent.")
+    default_code = "unprocessable"
+
+
 class Unavailable(exceptions.APIException):
     """503 with Retry-After (DRF's handler turns `wait` into the header)."""
 

@@ -12,7 +12,8 @@ registry says which families exist. It drives:
 A new family is one entry here: the README table, the sweep and the coverage test follow.
 Templates are written with the default prefix `wms`; placeholders in angle brackets:
 `<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
-`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`.
+`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<scope>`
+(who made an idempotent request), `<key hash>`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ _PLACEHOLDERS: dict[str, tuple[str, str]] = {
     "<metric>": ("claim|resolve", ""),
     "<chat id>": ("[^{}]+", ""),
     "<task name>": (".+", ""),
+    "<scope>": ("u:[0-9]{1,19}|python", ""),
+    "<key hash>": ("[0-9a-f]{32}", ""),
 }
 _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
 
@@ -236,6 +239,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "notifications/rules/lua/dedup.lua",
     ),
     KeyFamily(
+        f"{W}:idem:<scope>:<key hash>",
+        "string",
+        "Idempotency-Key record of a publish (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
+        _PUBLISH + " (with config/lua/idempotency.lua)",
+    ),
+    KeyFamily(
         "wms:rules:<rule id>:lock",
         "string",
         "token of the run holding the rule (`SET NX EX`), so overlapping beat ticks skip it",
@@ -279,6 +288,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "messaging/lua/send.lua",
     ),
     KeyFamily(
+        "wms:{chat:<chat id>}:idem:u:<user id>:<key hash>",
+        "string",
+        "Idempotency-Key record of a chat send, for `IDEMPOTENCY_TTL_SECONDS`",
+        "messaging/lua/send.lua (with config/lua/idempotency.lua)",
+    ),
+    KeyFamily(
         "wms:{user:<user id>}:chats",
         "sorted set",
         "chat ids the user belongs to, scored by membership version (an index written before and after joining; the chat's `members` decides)",
@@ -302,6 +317,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "string",
         "claim of a periodic task's current tick (`SET NX PX`, 0.9 × its interval), so a second beat cannot run it twice",
         "config/beat.py",
+    ),
+    KeyFamily(
+        "wms:mirror:rebuilding",
+        "string",
+        "what some process is rebuilding of the subscription mirror, and since when (expires after 120 s if that process dies); `/healthz` reports it",
+        "subscriptions/store.py",
     ),
     KeyFamily(
         "wms:directory:version",

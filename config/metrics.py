@@ -45,6 +45,23 @@ REDIS_ERRORS = Counter(
     "Redis unreachable, timing out or failing over, seen by script calls and batches.",
     ["error"],
 )
+STREAM_SUBSCRIPTIONS = Counter(
+    "wms_stream_subscriptions",
+    "The stream hub's pub/sub subscription: `subscribed` (made, or made again on a live node "
+    "after a loss) and `lost`.",
+    ["event"],
+)
+REPLICATION_SHORTFALLS = Counter(
+    "wms_replication_shortfalls",
+    "Writes that fewer than REDIS_WAIT_REPLICAS replicas acknowledged in time, by what was "
+    "done: `accepted` (REDIS_WAIT_POLICY=degrade) or `refused` (503).",
+    ["outcome"],
+)
+IDEMPOTENT_REPLAYS = Counter(
+    "wms_idempotent_replays",
+    "Writes answered from their Idempotency-Key record instead of being stored again.",
+    ["operation"],
+)
 PERIODIC_SECONDS = Histogram(
     "wms_periodic_task_duration_seconds",
     "Duration of each periodic (beat) task run: sweeps, reconcile, rules.",

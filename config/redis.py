@@ -36,6 +36,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from config import metrics, status
 from config.redis_connections import CountingConnection
 
 # Every error Redis (or the client talking to it) can raise: unreachable, timeout, out of
@@ -50,11 +51,35 @@ logger = logging.getLogger(__name__)
 
 
 class NotReplicated(RedisTimeoutError):
-    """A write was not acknowledged by REDIS_WAIT_REPLICAS replicas within the time allowed.
+    """REDIS_WAIT_POLICY=refuse: a write was not acknowledged by REDIS_WAIT_REPLICAS replicas
+    within the time allowed, or was not tried because its master has too few replicas.
 
-    The master has it, but a failover before a replica copies it would lose it; the caller
+    `stored` says which: the master has it (a failover before a replica copies it would lose
+    it; a retry with the same Idempotency-Key finds it), or nothing was written. The caller
     answers as for an unavailable Redis (503) and the client may retry.
     """
+
+    def __init__(self, message: str, *, stored: bool) -> None:
+        super().__init__(message)
+        self.stored = stored
+
+
+# The name of replication in /healthz (config.status): writes go unconfirmed by replicas.
+REPLICATION = "replication"
+# How long /healthz reports a write that went unconfirmed (REDIS_WAIT_POLICY=degrade).
+SHORTFALL_ALARM_SECONDS = 60.0
+
+
+def online_replicas(client: Redis) -> int:
+    """How many replicas are connected to this master and online (INFO replication)."""
+    info = client.info("replication")
+    return sum(
+        1
+        for name, value in info.items()
+        if str(name).startswith("slave")
+        and isinstance(value, dict)
+        and value.get("state") == "online"
+    )
 
 
 def get_redis() -> Redis | RedisCluster:
@@ -307,8 +332,10 @@ class Batch:
     Not a transaction: the calls run one after another, interleaved with other clients' calls,
     and a connection error part-way may leave the calls on other masters done.
 
-    `wait_replicas`: after the calls, each connection sends `WAIT n timeout`; fewer replicas
-    acknowledging in time raises NotReplicated.
+    `wait_replicas`: after the calls, each connection sends `WAIT n timeout`. Fewer replicas
+    acknowledging in time raise NotReplicated with REDIS_WAIT_POLICY=refuse (which also checks
+    the master's replicas before writing), and with "degrade" are counted and reported in
+    /healthz while the write stands.
     """
 
     def __init__(self, *, wait_replicas: int = 0, wait_timeout_ms: int | None = None) -> None:
@@ -375,6 +402,16 @@ class Batch:
         return replies
 
     def _send(self, client: Redis, calls: Sequence[_Call], sources: Sequence[str] = ()) -> list:
+        refuse = self.wait_replicas and settings.REDIS_WAIT_POLICY == "refuse"
+        if refuse and (online := online_replicas(client)) < self.wait_replicas:
+            # A master a failover left without replicas: nothing is written (a round trip
+            # more per write, only with this policy).
+            metrics.REPLICATION_SHORTFALLS.labels("refused").inc()
+            raise NotReplicated(
+                f"{_node_name(client)} has {online} of {self.wait_replicas} replicas; "
+                "nothing was written",
+                stored=False,
+            )
         pipe = client.pipeline(transaction=False)
         for source in sources:
             pipe.execute_command("SCRIPT LOAD", source)
@@ -388,10 +425,18 @@ class Batch:
             if isinstance(acknowledged, Exception):
                 raise acknowledged
             if int(acknowledged) < self.wait_replicas:
-                raise NotReplicated(
-                    f"{acknowledged} of {self.wait_replicas} replicas acknowledged the write "
-                    f"within {self.wait_timeout_ms} ms"
+                shortfall = (
+                    f"{acknowledged} of {self.wait_replicas} replicas of {_node_name(client)} "
+                    f"acknowledged a write within {self.wait_timeout_ms} ms"
                 )
+                if refuse:
+                    metrics.REPLICATION_SHORTFALLS.labels("refused").inc()
+                    raise NotReplicated(shortfall, stored=True)
+                # degrade: the write stands (refusing would turn a lost replica into an outage
+                # of every publish); the operator is told instead.
+                metrics.REPLICATION_SHORTFALLS.labels("accepted").inc()
+                status.flag(REPLICATION, shortfall, seconds=SHORTFALL_ALARM_SECONDS)
+                logger.warning("Accepted a write without its replicas: %s", shortfall)
         return replies
 
     def _execute_on_cluster(self, cluster: RedisCluster) -> list[Any]:

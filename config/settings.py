@@ -188,9 +188,17 @@ if REDIS_CLUSTER and not env("CELERY_BROKER_URL", default=""):
 REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=2.0)
 REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=2.0)
 # Publishing waits until this many replicas have the notification (Redis WAIT), at most
-# REDIS_WAIT_TIMEOUT_MS, and answers 503 if they do not: see docs/scaling.md. 0: no wait.
+# REDIS_WAIT_TIMEOUT_MS: see docs/scaling.md. 0: no wait. When fewer acknowledge (a failover
+# left a master without replicas), REDIS_WAIT_POLICY decides: "degrade" keeps publishing and
+# raises the alarm (/healthz degraded, /metrics), "refuse" answers 503 and, when the master
+# has too few replicas to begin with, stores nothing.
 REDIS_WAIT_REPLICAS = env.int("REDIS_WAIT_REPLICAS", default=0)
 REDIS_WAIT_TIMEOUT_MS = env.int("REDIS_WAIT_TIMEOUT_MS", default=500)
+REDIS_WAIT_POLICY = env.str("REDIS_WAIT_POLICY", default="degrade")
+if REDIS_WAIT_POLICY not in ("degrade", "refuse"):
+    raise ImproperlyConfigured('REDIS_WAIT_POLICY must be "degrade" or "refuse".')
+# How long an Idempotency-Key's record is kept (SPEC 11: 24 h).
+IDEMPOTENCY_TTL_SECONDS = env.int("IDEMPOTENCY_TTL_SECONDS", default=24 * 3600)
 # Every key the product writes starts with this prefix (see each app's keys.py).
 WMS_REDIS_PREFIX = env("WMS_REDIS_PREFIX", default="wms")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -31,6 +31,9 @@ class Message:
     sender: UserRef
     body: str
     sent_at: datetime
+    # True when a send with an Idempotency-Key found this message stored by an earlier
+    # request with that key (and stored nothing now): the API says so in a header.
+    replayed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

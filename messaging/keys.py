@@ -11,6 +11,7 @@ import re
 
 from django.conf import settings
 
+from config.idempotency import key_digest
 from config.keyspace import glob_escape
 
 # Group chats get a random id, a direct chat the ids of its pair (lower first), so the pair
@@ -79,6 +80,13 @@ def sequence(chat_id: str) -> str:
 def chat_keys(chat_id: str) -> list[str]:
     """Every key of a chat, in the KEYS[] order all chat scripts declare (see lua/*.lua)."""
     return [meta(chat_id), members(chat_id), joined(chat_id), messages(chat_id), sequence(chat_id)]
+
+
+def idempotency(chat_id: str, user_id: int, key: str) -> str:
+    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a message sent with an
+    Idempotency-Key (config/idempotency.py) by a user, in the chat's slot; the key itself
+    appears only as a hash."""
+    return f"{chat_prefix(chat_id)}:idem:u:{int(user_id)}:{key_digest(key)}"
 
 
 def events_channel(chat_id: str) -> str:

@@ -9,6 +9,7 @@ the two calls never leaves a chat its members cannot find (store.reserve_index).
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils.translation import gettext as _
 
-from config import timestamps
+from config import idempotency, metrics, timestamps
 from config.users import User
 from directory import cache as directory
 
@@ -152,10 +153,15 @@ def chat_open_direct(*, user: User, other_id: int) -> Chat:
 # --- Messages -----------------------------------------------------------------------------------
 
 
-def message_send(*, user: User, chat_id: str, body: str) -> Message:
+def message_send(
+    *, user: User, chat_id: str, body: str, idempotency_key: str | None = None
+) -> Message:
     """Send to a chat the user is a member of; the message gets the chat's next id.
 
     The sender's own message counts as seen by them when they had seen everything before it.
+    With an `idempotency_key` (SPEC 11), a repeat of the same send by the same user within
+    IDEMPOTENCY_TTL_SECONDS returns the first one's message (`Message.replayed`) and stores
+    nothing; the same key with another body raises KeyReused.
     """
     require_chat_id(chat_id)
     validate_body(body)
@@ -166,6 +172,15 @@ def message_send(*, user: User, chat_id: str, body: str) -> Message:
         partner = pair[0] if pair[1] == user.pk else pair[1]
         if not directory.user_is_active(partner):
             raise PartnerInactive
+    key = idempotency.clean_key(idempotency_key)
+    guard = None
+    if key is not None:
+        guard = idempotency.Guard(
+            record=keys.idempotency(chat_id, user.pk, key),
+            fingerprint=idempotency.fingerprint(
+                scope=f"u:{user.pk}", operation="chat-send", request={"chat": chat_id, "body": body}
+            ),
+        )
     # One round trip: the send, the activity index and, when this process does not know the
     # chat's members yet, nothing more; its next send in the chat moves them to the front of
     # the sender's recent contacts in the same round trip (see _last_sent).
@@ -178,15 +193,18 @@ def message_send(*, user: User, chat_id: str, body: str) -> Message:
         body=body,
         now_ms=timestamps.now_ms(),
         contacts=None if members is None else (_others(user, members)[:keep], keep),
+        guard=guard,
     )
     if sent is None:
         _last_sent.pop(user.pk, None)
         raise ChatNotFound(chat_id)
-    message, member_ids = sent
+    message, member_ids, replayed = sent
+    if replayed:
+        metrics.IDEMPOTENT_REPLAYS.labels("chat-send").inc()
     if member_ids != members:
         _touch_contacts(user, member_ids)  # new to this process, or the members changed
     _last_sent[user.pk] = (chat_id, member_ids)
-    return present_message(message, {user.pk: _me(user)})
+    return dataclasses.replace(present_message(message, {user.pk: _me(user)}), replayed=replayed)
 
 
 # Per process: the chat each user last sent to and its members then, so a run of sends into

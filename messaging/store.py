@@ -20,10 +20,11 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.translation import gettext
 
+from config import idempotency
 from config.errors import Conflict
 from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages, scored
 
@@ -32,7 +33,8 @@ from .domain import ChatKind
 
 _create_group = LuaScript.beside(__file__, "create_group")
 _open_direct = LuaScript.beside(__file__, "open_direct")
-_send = LuaScript.beside(__file__, "send")
+# guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py).
+_send = idempotency.guarded(LuaScript.beside(__file__, "send"))
 _add_member = LuaScript.beside(__file__, "add_member")
 _leave = LuaScript.beside(__file__, "leave")
 _mark_read = LuaScript.beside(__file__, "mark_read")
@@ -176,18 +178,38 @@ def open_direct(*, chat_id: str, user_id: int, other_id: int, now_ms: int) -> tu
     return int(joined), int(version)
 
 
-def send(
-    *, chat_id: str, sender_id: int, body: str, now_ms: int
-) -> tuple[StoredMessage, tuple[int, ...]] | None:
-    """Store a message with the chat's next id. None if the sender is not a member.
+class Sent(NamedTuple):
+    """A stored message and the chat's member ids; `replayed`: stored by an earlier request
+    with the same Idempotency-Key (nothing was stored now)."""
 
-    Returns the message and the chat's member ids.
-    """
-    result = _send(keys=keys.chat_keys(chat_id), args=[sender_id, body, now_ms])
+    message: StoredMessage
+    member_ids: tuple[int, ...]
+    replayed: bool = False
+
+
+def _sent(chat_id: str, result: Any, guard: idempotency.Guard) -> Sent | None:
+    replay = guard.replayed(result)
+    if replay is not None:
+        result = replay.reply
     if result is None:
         return None
     raw, member_ids = result
-    return _message(chat_id, raw), tuple(int(m) for m in member_ids)
+    return Sent(_message(chat_id, raw), tuple(int(m) for m in member_ids), replay is not None)
+
+
+def send(
+    *, chat_id: str, sender_id: int, body: str, now_ms: int, guard: idempotency.Guard | None = None
+) -> Sent | None:
+    """Store a message with the chat's next id. None if the sender is not a member.
+
+    Returns the message and the chat's member ids. With a `guard` (an Idempotency-Key) the
+    record is stored with the message, and a send made before with it returns that message.
+    """
+    guard = guard or idempotency.Guard.none(keys.sequence(chat_id))
+    result = _send(
+        keys=[*keys.chat_keys(chat_id), guard.record], args=[sender_id, body, now_ms, guard.arg()]
+    )
+    return _sent(chat_id, result, guard)
 
 
 def send_and_index(
@@ -197,7 +219,8 @@ def send_and_index(
     body: str,
     now_ms: int,
     contacts: tuple[Sequence[int], int] | None = None,
-) -> tuple[StoredMessage, tuple[int, ...]] | None:
+    guard: idempotency.Guard | None = None,
+) -> Sent | None:
     """`send`, the activity index and (when given: ids, how many to keep) the sender's recent
     contacts in one Batch: one round trip on one Redis (one per node involved on a cluster).
 
@@ -205,8 +228,13 @@ def send_and_index(
     that fails (not a member) leaves no trace. The contacts are the caller's to get right: they
     are touched whatever the send answers (the caller passes the members it knows).
     """
+    guard = guard or idempotency.Guard.none(keys.sequence(chat_id))
     batch = Batch()
-    batch.script(_send, keys=keys.chat_keys(chat_id), args=[sender_id, body, now_ms])
+    batch.script(
+        _send,
+        keys=[*keys.chat_keys(chat_id), guard.record],
+        args=[sender_id, body, now_ms, guard.arg()],
+    )
     batch.command("ZADD", keys.activity(), "XX", "GT", now_ms, chat_id)
     if contacts and contacts[0]:
         ids, keep = contacts
@@ -215,11 +243,7 @@ def send_and_index(
             keys=[keys.contacts(sender_id)],
             args=[keep, *reversed([int(c) for c in ids])],
         )
-    result = batch.execute()[0]
-    if result is None:
-        return None
-    raw, member_ids = result
-    return _message(chat_id, raw), tuple(int(m) for m in member_ids)
+    return _sent(chat_id, batch.execute()[0], guard)
 
 
 def add_member(

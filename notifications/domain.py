@@ -190,6 +190,9 @@ class PublishResult:
     # True when a rule's reminder raised the same notification again (in the inboxes it
     # reached when first published) instead of publishing a new one.
     reraised: bool = False
+    # True when an Idempotency-Key found this publish made before: nothing was delivered
+    # again, and this is the first one's result (without its subscribers).
+    replayed: bool = False
 
     @property
     def created_at(self) -> datetime:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from config import keyfamilies
+from config.idempotency import key_digest
 from config.keyspace import glob_escape
 from subscriptions.keys import warehouse_prefix
 
@@ -45,6 +46,13 @@ def routes(warehouse_id: int) -> str:
 def expiry(warehouse_id: int) -> str:
     """Sorted set cursor -> expires_at in ms: the sweep's index of what to remove when."""
     return f"{warehouse_prefix(warehouse_id)}:expiry"
+
+
+def idempotency(warehouse_id: int, scope: str, key: str) -> str:
+    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a publish made with an
+    Idempotency-Key (config/idempotency.py) by `scope` ("u:<user id>", or "python"), in the
+    slot of the warehouse it published to; the key itself appears only as a hash."""
+    return f"{warehouse_prefix(warehouse_id)}:idem:{scope}:{key_digest(key)}"
 
 
 def read_marks(warehouse_id: int, user_id: int) -> str:

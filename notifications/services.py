@@ -12,13 +12,13 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext as _
 
-from config import jsonvalues, metrics, timestamps
+from config import idempotency, jsonvalues, metrics, timestamps
 from config.errors import Invalid
 from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
-from . import store
+from . import keys, store
 from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
 from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
@@ -147,8 +147,17 @@ def publish(
     ttl_seconds: int | None = None,
     severity: Severity | str | None = None,
     key: str | None = None,
+    idempotency_key: str | None = None,
+    idempotency_scope: str = "python",
 ) -> PublishResult:
     """Deliver a notification to every subscriber of (message type, warehouse), atomically.
+
+    `idempotency_key` (1-255 printable characters; SPEC 11): a retry of the same publish with
+    the same key within IDEMPOTENCY_TTL_SECONDS returns the first one's result (`replayed`
+    True) and delivers nothing again; the same key with other arguments raises KeyReused.
+    Keys are separate per `idempotency_scope` (the API passes the user's; Python callers
+    share "python"). A publish that raised (Redis unavailable, a timeout) either stored
+    nothing or its retry with the same key finds what it stored.
 
     `severity` ("info", "warning", "critical") defaults to the type's `default_severity`;
     `key` names the alert's condition (rules pass theirs), shown to clients as `key`.
@@ -165,6 +174,25 @@ def publish(
     )
     severity = _validated_severity(severity, message_type.default_severity)
     key = _validated_key(key)
+    idempotency_key = idempotency.clean_key(idempotency_key)
+    guard = None
+    if idempotency_key is not None:
+        request = {
+            "message_type": message_type.code,
+            "warehouse": warehouse.pk,
+            "title": title,
+            "body": body,
+            "data": data,
+            "ttl_seconds": ttl,
+            "severity": str(severity),
+            "key": key,
+        }
+        guard = idempotency.Guard(
+            record=keys.idempotency(warehouse.pk, idempotency_scope, idempotency_key),
+            fingerprint=idempotency.fingerprint(
+                scope=idempotency_scope, operation="publish", request=request
+            ),
+        )
     created = timestamps.now_ms()
     notification = Notification(
         id=str(uuid.uuid4()),
@@ -179,11 +207,22 @@ def publish(
         key=key,
     )
     escalate_after = message_type.escalate_after_seconds
-    cursor, subscribers = _deliver(
+    cursor, subscribers, replay = _deliver(
         notification,
         message_type_id=message_type.pk,
         escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
+        guard=guard,
     )
+    if replay is not None:
+        metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
+        first = json.loads(replay.answer)
+        return PublishResult(
+            id=first["id"],
+            recipients=first["recipients"],
+            cursor=cursor,
+            created_at_ms=first["created_at_ms"],
+            replayed=True,
+        )
     metrics.PUBLISHES.labels(message_type.code).inc()
     metrics.DELIVERIES.inc(len(subscribers))
     push_dispatch.after_publish(notification, inboxes=subscribers)  # queued, never awaited
@@ -197,12 +236,19 @@ def publish(
 
 
 def _deliver(
-    notification: Notification, *, message_type_id: int, escalate_at_ms: int | None
-) -> tuple[int, tuple[str, ...]]:
+    notification: Notification,
+    *,
+    message_type_id: int,
+    escalate_at_ms: int | None,
+    guard: idempotency.Guard | None = None,
+) -> store.Delivery:
     """store.deliver, rebuilding the warehouse's subscriber sets once if Redis lost them."""
     try:
         return store.deliver(
-            notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms
+            notification,
+            message_type_id=message_type_id,
+            escalate_at_ms=escalate_at_ms,
+            guard=guard,
         )
     except store.NotMirrored:
         # Inside a transaction, what it changed is mirrored at its commit, never from here:
@@ -212,7 +258,10 @@ def _deliver(
         )
     try:
         return store.deliver(
-            notification, message_type_id=message_type_id, escalate_at_ms=escalate_at_ms
+            notification,
+            message_type_id=message_type_id,
+            escalate_at_ms=escalate_at_ms,
+            guard=guard,
         )
     except store.NotMirrored as exc:
         raise store.SubscribersUnavailable(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.utils.translation import gettext
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from config import idempotency
 from config.errors import Unavailable
 from config.redis import Batch, LuaScript, get_redis
 from subscriptions import keys as subscription_keys
@@ -28,7 +30,10 @@ from .domain import (
 )
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
-_publish = LuaScript.beside(__file__, "publish", replicated=True, prelude="read_model")
+# guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py).
+_publish = idempotency.guarded(
+    LuaScript.beside(__file__, "publish", replicated=True, prelude="read_model")
+)
 _inbox = LuaScript.beside(__file__, "inbox", prelude="read_model")
 _expire = LuaScript.beside(__file__, "expire", prelude="read_model")
 _prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")
@@ -88,21 +93,34 @@ class _SubscriberCache:
 subscriber_cache = _SubscriberCache()
 
 
+class Delivery(NamedTuple):
+    """What deliver did: the cursor (0: nobody to deliver to) and the inboxes it reached, or,
+    for a request made before with the same Idempotency-Key, what that one did (`replay`)."""
+
+    cursor: int
+    subscribers: tuple[str, ...]
+    replay: idempotency.Replay | None = None
+
+
 def deliver(
     notification: Notification,
     *,
     message_type_id: int,
     escalate_at_ms: int | None = None,
     attempts: int = 3,
-) -> tuple[int, tuple[str, ...]]:
-    """Fan out into every subscriber inbox; returns (cursor, subscribers). Cursor 0: nobody.
+    guard: idempotency.Guard | None = None,
+) -> Delivery:
+    """Fan out into every subscriber inbox. Cursor 0: nobody.
 
     The same call opens its lifecycle: flags (open, its severity), its escalation due time
     (`escalate_at_ms`, None: never) and its count in today's report. Raises NotMirrored when
-    Redis has lost the pair's subscribers.
+    Redis has lost the pair's subscribers. With a `guard` (an Idempotency-Key), the record of
+    the request is stored with the notification, and a request made before answers its
+    Replay instead (its answer: `publish_answer`) and writes nothing.
     """
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
+    guard = guard or idempotency.Guard.none(keys.sequence(warehouse_id))
     fixed_keys = [
         subscription_keys.subscribers(warehouse_id, message_type_id),
         subscription_keys.subscribers_token(warehouse_id, message_type_id),
@@ -120,8 +138,13 @@ def deliver(
     ]
     for _ in range(attempts):
         token, subscribers, route_class = subscriber_cache.entry(pair)
+        answer = publish_answer(notification, recipients=len(subscribers))
         reply = _publish(
-            keys=[*fixed_keys, *(keys.inbox(warehouse_id, s) for s in subscribers)],
+            keys=[
+                *fixed_keys,
+                *(keys.inbox(warehouse_id, s) for s in subscribers),
+                guard.record,
+            ],
             args=[
                 token,
                 notification.created_at_ms,
@@ -134,11 +157,15 @@ def deliver(
                 report_retention_ms(),
                 route_class,
                 *subscribers,
+                guard.arg(answer),
             ],
         )
+        replay = guard.replayed(reply)
+        if replay is not None:
+            return Delivery(int(replay.reply[1]), (), replay)
         status = int(reply[0])
         if status == 1:
-            return int(reply[1]), subscribers
+            return Delivery(int(reply[1]), subscribers)
         if status == -1:
             raise NotMirrored(f"Redis holds no subscribers of {pair}")
         token, members = _text(reply[1]), [_text(m) for m in reply[2:]]
@@ -151,6 +178,17 @@ def deliver(
             "The subscribers changed %(attempts)d times while publishing; please retry shortly."
         )
         % {"attempts": attempts}
+    )
+
+
+def publish_answer(notification: Notification, *, recipients: int) -> str:
+    """What a replay of the publish needs to answer as the first time did (one line)."""
+    return json.dumps(
+        {
+            "id": notification.id,
+            "created_at_ms": notification.created_at_ms,
+            "recipients": recipients,
+        }
     )
 
 

@@ -9,7 +9,10 @@ notifications in cursor order.
 
 A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rather than
 buffered without bound; so is every stream when the subscription fails. Their clients
-reconnect with Last-Event-ID and replay what they missed.
+reconnect with Last-Event-ID and replay what they missed. On a Redis Cluster the hub then
+subscribes on another live node (PUBLISH reaches every node), so losing any one node, the first
+of REDIS_URL included, does not end instant delivery; /healthz says "subscription" while the
+process has none.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from django.conf import settings
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from config import timestamps
-from config.redis_async import async_redis
+from config import metrics, status, timestamps
+from config.redis import REDIS_UNAVAILABLE
+from config.redis_async import async_redis, cluster_nodes
 from messaging import keys as chat_keys
 from messaging.domain import UserRef
 from notifications import keys as notification_keys
@@ -39,6 +43,9 @@ from . import access, events, sse
 logger = logging.getLogger(__name__)
 
 READ_MARKS_LUA = (Path(__file__).resolve().parent / "lua" / "read_marks.lua").read_text("utf-8")
+
+# The name of this process's pub/sub in /healthz (config.status).
+SUBSCRIPTION = "subscription"
 
 # How long a sender's username is reused before it is read again.
 USERNAME_TTL_SECONDS = 300.0
@@ -137,7 +144,10 @@ class Hub:
         self._ready = asyncio.Event()
         self._retry_now = asyncio.Event()
         self._data: Redis | RedisCluster | None = None
+        self._data_lock = asyncio.Lock()
         self._read_marks_script: Any = None
+        # Cluster nodes whose subscription failed, tried again after the others.
+        self._failed_nodes: set[tuple[str, int] | None] = set()
 
     # --- Streams come and go ---------------------------------------------------------------
 
@@ -172,21 +182,31 @@ class Hub:
         return sum(len(group) for group in self._by_warehouse.values())
 
     async def current_cursor(self, warehouse_id: int) -> int:
-        """The warehouse's last cursor given out (0 if none): where "from now" starts."""
-        value = await self._client().get(notification_keys.sequence(warehouse_id))
+        """The warehouse's last cursor given out (0 if none): where "from now" starts.
+
+        Raises Unavailable for any failure of the Redis client (a 503 for the stream): on a
+        cluster in failover redis.asyncio also fails with errors outside RedisError.
+        """
+        try:
+            client = await self._data_client()
+            value = await client.get(notification_keys.sequence(warehouse_id))
+        except Exception as exc:
+            logger.warning("Stream hub could not read a cursor: %r", exc)
+            if not isinstance(exc, REDIS_UNAVAILABLE):
+                await self._drop_data_client()  # it may be left broken: the next call starts anew
+            raise Unavailable from exc
         return int(value or 0)
 
     async def aclose(self) -> None:
         """Stop the subscription and end every stream (server shutdown)."""
         self._close_all("shutdown")
+        status.clear(SUBSCRIPTION)  # none is wanted any more
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
-        if self._data is not None:
-            await self._data.aclose()
-            self._data = None
+        await self._drop_data_client()
 
     # --- The subscription ------------------------------------------------------------------
 
@@ -194,23 +214,37 @@ class Hub:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new server (tests): clients of an old loop are unusable
             self._loop, self._task, self._data = loop, None, None
+            self._read_marks_script = None
+            self._data_lock = asyncio.Lock()
             self._ready = asyncio.Event()
             self._retry_now = asyncio.Event()
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._run(), name="stream-hub")
         return self._ready
 
-    def _client(self) -> Redis | RedisCluster:
+    async def _data_client(self) -> Redis | RedisCluster:
+        """The data client, its cluster map loaded once before first use: redis.asyncio's
+        RedisCluster, called by many streams at once before it has a map, loses calls to
+        connections it closes while loading it (RuntimeError, AttributeError, not RedisError)."""
         if self._data is None:
             self._data = self.client_factory()
-        return self._data
+        client = self._data
+        if isinstance(client, RedisCluster):
+            async with self._data_lock:
+                await client.initialize()
+        return client
+
+    async def _drop_data_client(self) -> None:
+        # Callers still holding the old one get errors (a 503 for them); new ones a new client.
+        client, self._data, self._read_marks_script = self._data, None, None
+        if client is not None:
+            await _quietly(client.aclose())
 
     async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
+        client = await self._data_client()
         if self._read_marks_script is None:
-            self._read_marks_script = self._client().register_script(READ_MARKS_LUA)
-        marks: list[Any] = await self._read_marks_script(
-            keys=keys, args=args, client=self._client()
-        )
+            self._read_marks_script = client.register_script(READ_MARKS_LUA)
+        marks: list[Any] = await self._read_marks_script(keys=keys, args=args, client=client)
         return marks
 
     async def _run(self) -> None:
@@ -220,8 +254,10 @@ class Hub:
             chat_keys.events_channel_pattern(),
         )
         while True:
-            client = self.client_factory(pubsub=True)
+            node = await self._subscription_node()
+            client = self.client_factory(pubsub=True, **({"node": node} if node else {}))
             pubsub = client.pubsub()
+            where = f"{node[0]}:{node[1]}" if node else "redis"
             try:
                 await pubsub.psubscribe(*patterns)
                 # Ready only once Redis has confirmed both patterns: from then on no publish
@@ -233,7 +269,10 @@ class Hub:
                         raise TimeoutError("Redis did not confirm the subscription")
                     confirmed += message["type"] == "psubscribe"
                 self._ready.set()
-                logger.info("Stream hub subscribed to %s", ", ".join(patterns))
+                self._failed_nodes.discard(node)
+                status.clear(SUBSCRIPTION)
+                metrics.STREAM_SUBSCRIPTIONS.labels("subscribed").inc()
+                logger.info("Stream hub subscribed to %s on %s", ", ".join(patterns), where)
                 delay = 0.1
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
@@ -242,20 +281,46 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                logger.warning("Stream hub lost its Redis subscription: %r", exc)
+                logger.warning("Stream hub lost its Redis subscription on %s: %r", where, exc)
+                self._failed_nodes.add(node)
+                status.flag(SUBSCRIPTION, f"no live subscription (last on {where}: {exc!r:.200})")
+                metrics.STREAM_SUBSCRIPTIONS.labels("lost").inc()
             finally:
                 self._ready.clear()
                 self._close_all("redis")
                 await _quietly(pubsub.aclose())
                 await _quietly(client.aclose())
-                if self._data is not None:
-                    await _quietly(self._data.aclose())
-                    self._data = None
+                await self._drop_data_client()
             # Back off while Redis stays away, but a stream trying to start cuts the wait short.
             self._retry_now.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._retry_now.wait(), delay)
             delay = min(delay * 2, 2.0)
+
+    async def _subscription_node(self) -> tuple[str, int] | None:
+        """Where to subscribe: None on one Redis; on a cluster, a node not seen failing lately.
+
+        PUBLISH on a cluster reaches every node (masters and replicas alike), so any live node
+        hears every channel. Candidates are the nodes of the cluster's current map (found
+        through any startup node that answers) and the startup nodes of REDIS_URL; a node that
+        failed is tried again only after every other one has.
+        """
+        startup = cluster_nodes()
+        if not startup:
+            return None
+        candidates = list(startup)
+        try:
+            data = await self._data_client()
+            if isinstance(data, RedisCluster):
+                known = [(str(n.host), int(n.port)) for n in data.get_nodes()]
+                candidates = known + [n for n in startup if n not in known]
+        except Exception as exc:  # no map now: the startup nodes will do
+            logger.debug("Stream hub: no cluster map for choosing a node: %r", exc)
+        fresh = [n for n in candidates if n not in self._failed_nodes]
+        if not fresh:  # every one failed once: start the round again
+            self._failed_nodes.clear()
+            fresh = candidates
+        return fresh[0]
 
     def _close_all(self, reason: str) -> None:
         for group in list(self._by_warehouse.values()):

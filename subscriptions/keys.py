@@ -33,3 +33,9 @@ def subscribers_version(warehouse_id: int, message_type_id: int) -> str:
     """Counter a writer increments before reading the database; a write lands only while the
     counter still holds its number, so an older read never overwrites a newer one."""
     return f"{subscribers(warehouse_id, message_type_id)}:ver"
+
+
+def mirror_rebuilding() -> str:
+    """String, while some process rebuilds subscriber sets from the database (what, since
+    when); it expires by itself if that process dies. /healthz reports it."""
+    return f"{settings.WMS_REDIS_PREFIX}:mirror:rebuilding"

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from config import timestamps
 from config.redis import REDIS_UNAVAILABLE
 from config.users import User
 
@@ -125,10 +128,27 @@ def all_pairs(warehouse_ids: Iterable[int] | None = None) -> set[Pair]:
     return {Pair(w, t) for w in warehouses.values_list("id", flat=True) for t in type_ids}
 
 
+# How long the mark of a rebuild in progress stays if its process dies half-way.
+REBUILD_MARK_SECONDS = 120
+
+
+@contextmanager
+def rebuilding(what: str) -> Iterator[None]:
+    """Marks the mirror as being rebuilt (for /healthz) while the block runs; the mark stays,
+    until it expires, when the block fails: the mirror is still not whole."""
+    since = timestamps.ms_to_datetime(timestamps.now_ms()).isoformat(timespec="seconds")
+    with contextlib.suppress(*REDIS_UNAVAILABLE):  # the rebuild itself will fail and say so
+        store.mark_rebuilding(f"{what} since {since}", seconds=REBUILD_MARK_SECONDS)
+    yield
+    with contextlib.suppress(*REDIS_UNAVAILABLE):
+        store.mark_rebuilding(None)
+
+
 def sync_all() -> SyncReport:
     """Rebuild every set from the database (each warehouse atomically)."""
     started = time.perf_counter()
-    desired, written = _mirror(all_pairs())
+    with rebuilding("every warehouse"):
+        desired, written = _mirror(all_pairs())
     return _report(desired, repaired=written, started=started)
 
 
@@ -149,7 +169,8 @@ def reconcile() -> SyncReport:
     }
     repaired = 0
     if stale:
-        repaired = resync_pairs(stale)
+        with rebuilding(f"{len(stale)} subscriber sets"):
+            repaired = resync_pairs(stale)
         logger.warning("Repaired %d subscriber sets that differed from the database", len(stale))
     return _report(desired, repaired=repaired, started=started)
 
@@ -170,7 +191,8 @@ def rebuild_warehouse(warehouse_id: int, *, skip: frozenset[Pair] = frozenset())
         with lock:  # another thread is rebuilding it right now: its result will do
             return
     try:
-        written = resync_pairs(all_pairs([warehouse_id]) - skip)
+        with rebuilding(f"warehouse {warehouse_id}"):
+            written = resync_pairs(all_pairs([warehouse_id]) - skip)
         logger.warning(
             "Subscriber sets of warehouse %s were missing from Redis; rebuilt %d from the database",
             warehouse_id,

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import NamedTuple
 
-from config.redis import Batch, LuaScript
+from config.redis import Batch, LuaScript, as_text, get_redis
 
 from . import keys
 
@@ -129,3 +129,18 @@ def read_mirror(pairs: Iterable[Pair]) -> dict[Pair, Mirrored]:
 def read_subscribers(pairs: Iterable[Pair]) -> dict[Pair, set[str]]:
     """Current members of each pair's set, in one pipelined round trip."""
     return {pair: mirrored.members for pair, mirrored in read_mirror(pairs).items()}
+
+
+def mark_rebuilding(what: str | None, *, seconds: int = 0) -> None:
+    """Set (what is being rebuilt, for `seconds`) or clear (None) the rebuild mark."""
+    client = get_redis()
+    if what is None:
+        client.delete(keys.mirror_rebuilding())
+    else:
+        client.set(keys.mirror_rebuilding(), what, ex=seconds)
+
+
+def rebuilding() -> str | None:
+    """What some process is rebuilding now, if anything (the mark's text)."""
+    value = get_redis().get(keys.mirror_rebuilding())
+    return None if value is None else as_text(value)

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import idempotency
 from config.authentication import (
     CachedTokenAuthentication,
     CsrfOnEveryMethodSessionAuthentication,
@@ -142,14 +143,21 @@ class ChatMessagesView(ChatAPIView):
 
     @extend_schema(
         request=MessageSendInputSerializer,
+        parameters=[idempotency.OPENAPI_HEADER],
         responses={201: MessageSerializer},
         operation_id="chats_messages_create",
         summary="Send a message",
     )
     def post(self, request: Request, chat_id: str) -> Response:
+        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
         data = self.validated(self.MessageSendInputSerializer, request.data)
-        message = services.message_send(user=signed_in(request), chat_id=chat_id, body=data["body"])
-        return Response(MessageSerializer(message).data, status=status.HTTP_201_CREATED)
+        message = services.message_send(
+            user=signed_in(request), chat_id=chat_id, body=data["body"], idempotency_key=key
+        )
+        response = Response(MessageSerializer(message).data, status=status.HTTP_201_CREATED)
+        if message.replayed:
+            response[idempotency.REPLAYED_HEADER] = "true"
+        return response
 
 
 class ChatReadView(ChatAPIView):

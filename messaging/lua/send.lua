@@ -5,6 +5,10 @@
 -- Publishes "<member id> ...\n<message JSON>" on the chat's events channel (see the end).
 -- Returns false if the sender is not a member (or there is no such chat),
 -- else {message JSON, {member user ids}}.
+-- Idempotency-Key: one more KEY and ARGV, last (config/lua/idempotency.lua, put before this
+-- script): a send made before returns its record and stores nothing; a send stores it.
+local prior = idempotency_prior()
+if prior then return prior end
 local seen = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not seen then
   return false
@@ -29,4 +33,4 @@ local members = redis.call('ZRANGE', KEYS[2], 0, -1)
 -- messaging.keys.events_channel (the meta key's name with ":events" for ":meta").
 redis.call('PUBLISH', (string.gsub(KEYS[1], ':meta$', ':events')),
            table.concat(members, ' ') .. '\n' .. msg)
-return {msg, members}
+return idempotency_store({msg, members})

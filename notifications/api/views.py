@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import errors, timestamps
+from config import errors, idempotency, timestamps
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
@@ -68,14 +68,23 @@ class NotificationListView(NotificationAPIView):
 
     @extend_schema(
         request=s.PublishInput,
+        parameters=[idempotency.OPENAPI_HEADER],
         responses={201: s.PublishOutput},
         summary="Publish a notification to its subscribers",
     )
     def post(self, request: Request) -> Response:
+        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
         payload = s.PublishInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        result = services.publish(**payload.validated_data)
-        return Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
+        result = services.publish(
+            **payload.validated_data,
+            idempotency_key=key,
+            idempotency_scope=f"u:{signed_in(request).pk}",
+        )
+        response = Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
+        if result.replayed:
+            response[idempotency.REPLAYED_HEADER] = "true"
+        return response
 
 
 class UnreadView(NotificationAPIView):

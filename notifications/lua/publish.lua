@@ -28,6 +28,11 @@
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
+-- Idempotency-Key: one more KEY and ARGV, last (config/lua/idempotency.lua, put before this
+-- script): a request made before returns its record and writes nothing; a publish stores it.
+
+local prior = idempotency_prior()
+if prior then return prior end
 
 local token = redis.call('GET', KEYS[2])
 if not token then
@@ -45,7 +50,7 @@ local FIRST_INBOX = 14
 -- Nobody to deliver to: nothing to store, unless it is due for escalation, which delivers it to
 -- the escalation role however many subscribe (SPEC 11); then it is stored in no inbox yet.
 if #KEYS < FIRST_INBOX and ARGV[7] == '' then
-  return {1, '0'}
+  return idempotency_store({1, '0'})
 end
 
 -- Redis does not roll back a script that fails half-way, so check the per-warehouse keys this
@@ -104,4 +109,4 @@ redis.call('ZADD', KEYS[13], 0, place .. ':' .. c)
 -- name with ":events" for ":seq"); payload: cursor, id, inboxes (the convention in keys.py).
 redis.call('PUBLISH', (string.gsub(KEYS[3], ':seq$', ':events')),
            c .. ' ' .. ARGV[3] .. ' ' .. table.concat(subscribers, ' '))
-return {1, c}
+return idempotency_store({1, c})

@@ -102,12 +102,13 @@ def test_killing_a_master_gives_503s_then_recovers_without_losing_acknowledged_w
     assert [item["id"] for item in items] == [sent.id]
 
 
-def test_publishing_answers_503_when_replicas_do_not_acknowledge_in_time(
+def test_publishing_answers_503_when_replicas_do_not_acknowledge_in_time_and_policy_refuses(
     on_replicated_cluster, operator, settings, make_user
 ):
     warehouse, _user = operator
     sync_all()
     settings.REDIS_WAIT_REPLICAS = 2  # each master has one replica: never enough
+    settings.REDIS_WAIT_POLICY = "refuse"
     settings.REDIS_WAIT_TIMEOUT_MS = 100
     publisher = make_user("pete")
     publisher.user_permissions.add(Permission.objects.get(codename="publish_notification"))

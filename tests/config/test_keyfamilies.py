@@ -28,6 +28,8 @@ def built_keys() -> list[str]:
         keys.ids(w),
         keys.routes(w),
         keys.expiry(w),
+        keys.idempotency(w, f"u:{user}", "retry-1"),
+        keys.idempotency(w, "python", "retry-2"),
         keys.read_marks(w, user),
         keys.readers(w),
         keys.flags(w),
@@ -53,10 +55,12 @@ def built_keys() -> list[str]:
         chat_keys.joined(chat),
         chat_keys.messages(chat),
         chat_keys.sequence(chat),
+        chat_keys.idempotency(chat, user, "retry-1"),
         chat_keys.user_chats(user),
         chat_keys.contacts(user),
         chat_keys.activity(),
         beat.tick_key("notifications.expire"),
+        subscription_keys.mirror_rebuilding(),
         directory_keys.version_key(),
     ]
 

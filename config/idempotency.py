@@ -1,0 +1,145 @@
+"""`Idempotency-Key` (SPEC 11): a retried write finds what its first attempt stored.
+
+One small piece that any single-slot Lua write can use:
+
+- the app's keys.py names the record, in the hash slot of the write it guards
+  (`notifications.keys.idempotency`, `messaging.keys.idempotency`), from a hash of the
+  client's key so no client text reaches a key name;
+- `fingerprint()` says what the request was (who, which operation, which body);
+- `guarded(script)` puts config/lua/idempotency.lua before the script, which checks the record
+  at its top and stores it at its end, in the same script as the write: the write and its
+  record exist together or not at all, so a request answered 503 (a timeout, a failover)
+  either stored nothing or its retry with the same key finds what it stored;
+- `Guard` carries a request's record key and fingerprint into the script's last KEY and ARGV,
+  and `Guard.replayed(reply)` reads a reply back: None when the script wrote, else the first
+  attempt's answer and reply, or KeyReused (422) when the key came with another request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter
+
+from config.errors import DomainError, ErrorKind, Invalid
+from config.redis import LuaScript, as_text
+
+MAX_KEY_LENGTH = 255
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+# The header as the OpenAPI schema shows it on the endpoints that take it.
+OPENAPI_HEADER = OpenApiParameter(
+    HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "1-255 printable characters. A repeat by the same user with the same key within 24 h "
+        "answers what the first request answered (header Idempotent-Replayed: true) and "
+        "stores nothing; the same key with a different body is 422."
+    ),
+)
+
+PRELUDE = (Path(__file__).resolve().parent / "lua" / "idempotency.lua").read_text("utf-8")
+_REPLAY = b"idempotent-replay"
+
+
+class KeyReused(DomainError):
+    """The Idempotency-Key was used before with another request (422)."""
+
+    kind = ErrorKind.UNPROCESSABLE
+    default_code = "idempotency_key_reused"
+
+
+def clean_key(value: str | None) -> str | None:
+    """The client's key (None: the request has none); Invalid (400) when it is not 1 to 255
+    printable ASCII characters."""
+    if value is None:
+        return None
+    if not value or len(value) > MAX_KEY_LENGTH or not all(" " <= c <= "~" for c in value):
+        raise Invalid(
+            _("An Idempotency-Key must be 1 to %(limit)d printable characters.")
+            % {"limit": MAX_KEY_LENGTH},
+            field=HEADER,
+            code="invalid_idempotency_key",
+        )
+    return value
+
+
+def key_digest(key: str) -> str:
+    """What a record's key name holds of the client's key: a hash, never the text itself."""
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def fingerprint(*, scope: str, operation: str, request: Any) -> str:
+    """A hash of who made which request with what: equal for a faithful retry only.
+
+    `request` is what the client sent, as JSON-able values (the parsed body and the target),
+    serialized canonically (sorted keys) so the order of fields does not matter.
+    """
+    text = json.dumps(
+        [scope, operation, request], sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def guarded(script: LuaScript) -> LuaScript:
+    """`script` with the idempotency prelude before it (it must use the two functions)."""
+    script.source = PRELUDE + script.source
+    return script
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What the first attempt answered: the caller's `answer` text and the script's reply."""
+
+    answer: str
+    reply: Any
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A request's record: its key name (`record`, empty for a request without a key)."""
+
+    record: str
+    fingerprint: str = ""
+
+    @classmethod
+    def none(cls, same_slot_key: str) -> Guard:
+        """No Idempotency-Key: the script still gets a KEY (any key of the slot) and ""."""
+        return cls(record=same_slot_key)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.fingerprint)
+
+    def arg(self, answer: str = "") -> str:
+        """The script's last ARGV; `answer` (one line) is kept for the replay to rebuild from."""
+        if not self.active:
+            return ""
+        if "\n" in answer:
+            raise ValueError("an idempotency answer must be one line")
+        ttl_ms = settings.IDEMPOTENCY_TTL_SECONDS * 1000
+        return f"{ttl_ms} {self.fingerprint}\n{answer}"
+
+    def replayed(self, reply: Any) -> Replay | None:
+        """None when the script wrote; the first attempt's Replay when the key was used
+        before with the same request; KeyReused when with another."""
+        if not (isinstance(reply, list) and len(reply) == 2 and reply[0] == _REPLAY):
+            return None
+        stored_print, answer, stored_reply = as_text(reply[1]).split("\n", 2)
+        if stored_print != self.fingerprint:
+            raise KeyReused(
+                _(
+                    "This Idempotency-Key was used for a different request; "
+                    "use a new key for a new request."
+                )
+            )
+        return Replay(answer=answer, reply=json.loads(stored_reply))
