@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from config import status
 
@@ -58,7 +58,9 @@ def metrics_token(settings):
 
 
 def scrape(client: Client) -> str:
-    answer = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scraper-token")
+    """/metrics as a Prometheus scraper with its token sees it (other test modules use this)."""
+    with override_settings(METRICS_TOKEN="scraper-token"):
+        answer = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scraper-token")
     assert answer.status_code == 200
     assert answer["Content-Type"].startswith("text/plain")
     return answer.content.decode()

@@ -57,6 +57,9 @@ export class NotificationCenter {
     // "<id>@<cursor>" of what was announced: a poll that was in flight when the stream
     // delivered the same news must not announce it a second time.
     this.announced = new Set();
+    // Counts stream events: an answer computed before the latest event must not undo what
+    // that event showed (a colleague's claim lowering the badge, say).
+    this.events = 0;
 
     this.bell = byId("bell-button");
     this.badge = byId("unread-count");
@@ -186,8 +189,10 @@ export class NotificationCenter {
     const warehouseId = this.warehouseId;
     if (warehouseId === null) return;
     const cursor = this.memory.cursor(warehouseId);
+    const events = this.events;
     const page = await this.#fetchSince(warehouseId, cursor);
     if (warehouseId !== this.warehouseId) return; // switched while the request ran
+    const overtaken = this.events !== events;
     // The stream may have moved the cursor past this answer while the request ran.
     const latest = this.memory.cursor(warehouseId);
     if (latest === null || page.next_since > latest) {
@@ -195,10 +200,15 @@ export class NotificationCenter {
     }
     // Without a stored cursor the answer is the backlog of the last days, not news.
     if (cursor !== null && page.results.length > 0) this.#announce(page.results);
-    if (this.stale || page.results.length > 0 || page.unread_count !== this.unreadCount) {
+    if (overtaken) {
+      // The stream moved on while this answer was on its way: its figures may be older than
+      // what the page shows now. The next poll reconciles.
+      this.stale = true;
+    } else if (this.stale || page.results.length > 0 || page.unread_count !== this.unreadCount) {
       await this.#reload(warehouseId);
+    } else {
+      this.#setCount(page.unread_count);
     }
-    this.#setCount(page.unread_count);
     byId("last-updated").textContent = format(gettext("Updated %(time)s"),
                                               { time: clockTime(new Date()) });
   }
@@ -233,6 +243,7 @@ export class NotificationCenter {
   /** A notification pushed by the event stream: a new one, or a new state of one shown. */
   receive(note) {
     if (note.warehouse !== this.warehouseId) return;
+    this.events += 1;
     // Events come in cursor order and the stream replays from the stored cursor: advance it,
     // so the next reconciling poll neither misses nor repeats them.
     const cursor = this.memory.cursor(note.warehouse);
@@ -267,9 +278,14 @@ export class NotificationCenter {
   }
 
   async #reloadCount(warehouseId) {
+    const events = this.events;
     try {
       const unread = await get(`${this.url}unread/`, { warehouse: warehouseId });
       if (warehouseId !== this.warehouseId) return;
+      if (this.events !== events) {
+        this.stale = true; // more events came meanwhile: the next poll reconciles
+        return;
+      }
       this.summaries = unread.latest;
       this.#setCount(unread.unread_count);
       this.#renderSummaries();
@@ -279,11 +295,16 @@ export class NotificationCenter {
   }
 
   async #reload(warehouseId) {
+    const events = this.events;
     const [unread, inbox] = await Promise.all([
       get(`${this.url}unread/`, { warehouse: warehouseId }),
       this.#fetchInbox(warehouseId),
     ]);
     if (warehouseId !== this.warehouseId) return;
+    if (this.events !== events) {
+      this.stale = true; // the stream moved on meanwhile: the next poll reloads
+      return;
+    }
     this.summaries = unread.latest;
     this.inbox = inbox;
     this.#refreshDialog();
