@@ -198,3 +198,17 @@ def round_trips(monkeypatch):
 
     monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
     return counter
+
+
+@pytest.fixture(scope="session")
+def asgi_server() -> Iterator[str]:
+    """The base URL of config.asgi:application under uvicorn (see tests/asgi_server.py).
+
+    One per test process, shared by every test that needs it: the stream's hub and its access
+    watcher belong to the process, and a second server on another event loop in the same
+    process would have two loops serving them at once (events pushed across threads).
+    """
+    from tests.asgi_server import running
+
+    with running() as url:
+        yield url

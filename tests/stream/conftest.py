@@ -13,14 +13,6 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests.asgi_server import running as asgi_server_running
-
-
-@pytest.fixture(scope="session")
-def asgi_server() -> Iterator[str]:
-    """The base URL of config.asgi:application under uvicorn (see tests/asgi_server.py)."""
-    with asgi_server_running() as url:
-        yield url
 
 
 @dataclass

@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 from messaging import services as chat_services
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests import asgi_server
 from tests.web.conftest import Screen
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,34 +26,34 @@ def operator(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageTy
 
 
 @pytest.fixture
-def asgi_screen(browser, settings) -> Iterator:
+def asgi_screen(browser, settings, asgi_server) -> Iterator:
     """asgi_screen(user) -> the warehouse page served by uvicorn, signed in as `user`."""
     # Polling alone could never be this quick: whatever arrives in time came by the stream.
     settings.UI_POLL_INTERVAL_SECONDS = 30
     contexts = []
     screens: list[Screen] = []
-    with asgi_server.running() as url:
+    url = asgi_server
 
-        def open_(user: User, **options: object) -> Screen:
-            """`options` go to the browser context (viewport, locale, is_mobile, has_touch)."""
-            options.setdefault("viewport", {"width": 1280, "height": 800})
-            context = browser.new_context(**options)
-            context.set_default_timeout(10_000)
-            contexts.append(context)
-            client = Client()
-            client.force_login(user)
-            cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
-            context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": url}])
-            page = context.new_page()
-            screen = Screen(page)
-            page.on("pageerror", lambda error: screen.errors.append(str(error)))
-            screens.append(screen)
-            page.goto(url + "/")
-            return screen
+    def open_(user: User, **options: object) -> Screen:
+        """`options` go to the browser context (viewport, locale, is_mobile, has_touch)."""
+        options.setdefault("viewport", {"width": 1280, "height": 800})
+        context = browser.new_context(**options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
+        context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": url}])
+        page = context.new_page()
+        screen = Screen(page)
+        page.on("pageerror", lambda error: screen.errors.append(str(error)))
+        screens.append(screen)
+        page.goto(url + "/")
+        return screen
 
-        yield open_
-        for context in contexts:
-            context.close()
+    yield open_
+    for context in contexts:
+        context.close()
     assert [e for s in screens for e in s.errors] == []
 
 
