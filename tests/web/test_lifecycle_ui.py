@@ -99,9 +99,17 @@ def test_a_claim_lost_to_a_colleague_is_explained(open_screen, crew, warehouse):
         "button", name="Claim", exact=True
     )
     expect(claim_button).to_be_visible()
+    # Bob's page hears nothing new (its polls fail) until he has clicked: otherwise a poll
+    # every 0.5 s could show alice's claim first and take the button away.
+    page = screen.page
+    page.route(
+        "**/api/v1/notifications/**",
+        lambda route: route.abort() if route.request.method == "GET" else route.continue_(),
+    )
     lifecycle.claim(user=alice, warehouse_id=warehouse.pk, notification_id=note_id)
 
     claim_button.click()  # before bob's page heard of alice's claim
+    page.unroute("**/api/v1/notifications/**")
 
     expect(screen.page.locator(".toast")).to_contain_text("Already claimed by alice")
     expect(entry(screen.page, "Replenish B-02-01")).to_contain_text("Claimed by alice")
