@@ -36,7 +36,7 @@ from config.redis_async import async_redis
 from directory.keys import version_key
 
 from . import access
-from .hub import Closed, Listener
+from .hub import Closed, Listener, stop
 
 logger = logging.getLogger(__name__)
 
@@ -175,9 +175,7 @@ class Streams:
     async def aclose(self) -> None:
         """Stop the access watcher (server shutdown; the hub ends the streams)."""
         if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watcher
+            await stop(self._watcher)
             self._watcher = None
 
     def _watch(self) -> None:

@@ -202,9 +202,7 @@ class Hub:
         self._close_all("shutdown")
         status.clear(SUBSCRIPTION)  # none is wanted any more
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop(self._task)
             self._task = None
         await self._drop_data_client()
 
@@ -416,6 +414,20 @@ class Hub:
             self._names.clear()
         self._names[user_id] = (now + USERNAME_TTL_SECONDS, ref)
         return ref
+
+
+async def stop(task: asyncio.Task[None]) -> None:
+    """Cancel `task` and wait until it has ended.
+
+    One cancel is not always enough: redis-py's connection code swallows a CancelledError
+    that lands while it closes a connection, and the task would go on (a shutdown that never
+    ends). So it is cancelled again until it is done.
+    """
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=1.0)
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        task.result()
 
 
 async def _quietly(awaitable: Any) -> None:
