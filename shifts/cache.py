@@ -45,6 +45,7 @@ class Schedule:
 
     by_warehouse: dict[int, tuple[ShiftEntry, ...]] = field(default_factory=dict)
     members: dict[int, tuple[tuple[int, str], ...]] = field(default_factory=dict)
+    role_names: dict[int, str] = field(default_factory=dict)
 
     def of(self, warehouse_id: int, role_id: int | None = None) -> tuple[ShiftEntry, ...]:
         shifts = self.by_warehouse.get(int(warehouse_id), ())
@@ -66,6 +67,8 @@ _holder = _Holder()
 
 
 def _load() -> Schedule:
+    from django.contrib.auth.models import Group
+
     from .models import Shift
 
     by_warehouse: dict[int, list[ShiftEntry]] = {}
@@ -92,6 +95,7 @@ def _load() -> Schedule:
     return Schedule(
         by_warehouse={k: tuple(v) for k, v in by_warehouse.items()},
         members={k: tuple(v) for k, v in members.items()},
+        role_names=dict(Group.objects.filter(pk__in=role_ids).values_list("pk", "name")),
     )
 
 

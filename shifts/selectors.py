@@ -38,6 +38,7 @@ class RoleOnNow:
     (id, username) on shift through it."""
 
     role_id: int
+    role_name: str
     running: Running | None
     members: tuple[tuple[int, str], ...]
     next_start: dt.datetime | None
@@ -129,9 +130,18 @@ def on_now(*, warehouse_id: int, at: dt.datetime) -> list[RoleOnNow]:
         answer.append(
             RoleOnNow(
                 role_id=role_id,
+                role_name=cache.schedule().role_names.get(role_id, ""),
                 running=now[0] if now else None,
                 members=role_members(role_id=role_id) if now else (),
                 next_start=role_next_start(warehouse_id=warehouse_id, role_id=role_id, at=at),
             )
         )
     return answer
+
+
+def may_see_shifts(*, user: User, warehouse_id: int) -> bool:
+    """Staff, or a member of a role with shifts in that warehouse."""
+    if user.is_staff:
+        return True
+    roles = {s.role_id for s in shifts_in(warehouse_id=warehouse_id)}
+    return bool(roles.intersection(directory_cache.role_ids(user)))
