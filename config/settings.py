@@ -357,6 +357,25 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
+# --- Shifts (SPEC 13) ---------------------------------------------------------------------
+# Beat looks for shift ends this often; a shift end up to SHIFT_HANDOVER_LOOKBACK_SECONDS ago
+# that has no handover yet gets one (so a beat or worker down for less than that loses none).
+SHIFT_HANDOVER_SECONDS = env.float("SHIFT_HANDOVER_SECONDS", default=15.0)
+SHIFT_HANDOVER_LOOKBACK_SECONDS = env.int("SHIFT_HANDOVER_LOOKBACK_SECONDS", default=3600)
+# A handover reads the role's inbox this many notifications per Redis call, and lists at most
+# this many alerts per section (its counts stay exact beyond it).
+SHIFT_HANDOVER_BATCH = env.int("SHIFT_HANDOVER_BATCH", default=200)
+SHIFT_HANDOVER_MAX_ITEMS = env.int("SHIFT_HANDOVER_MAX_ITEMS", default=50)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "hand-over-shifts": {
+            "task": "shifts.tasks.hand_over_shifts",
+            "schedule": SHIFT_HANDOVER_SECONDS,
+            "options": {"expires": SHIFT_HANDOVER_SECONDS},
+        },
+    }
+)
+
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
 CHAT_MAX_MEMBERS = env.int("CHAT_MAX_MEMBERS", default=50)  # the creator included

@@ -118,6 +118,18 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
     return answer.changed
 
 
+def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int) -> bool:
+    """Back to open, by nobody, if `holder_id` still holds it (the claim of someone going off
+    shift, SPEC 13). False: someone else holds it now, or it is open, resolved or gone."""
+    answer = lifecycle_store.release_held(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        holder_id=int(holder_id),
+        now_ms=timestamps.now_ms(),
+    )
+    return answer.changed
+
+
 def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
     """Raise a still open (or claimed) alert again: occurrences + 1, unread again for everyone,
     a new cursor. None when it is resolved or gone, and a new notification is due instead."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from config import timestamps
 
 from . import schedule, selectors
-from .models import WEEKDAY_NAMES, Shift
+from .models import WEEKDAY_NAMES, Handover, Shift
 
 WEEKDAY_CHOICES = [(number, name) for number, name in WEEKDAY_NAMES.items()]
 
@@ -68,3 +69,56 @@ class ShiftAdmin(admin.ModelAdmin):
             return "-"
         names = [name for _, name in selectors.role_members(role_id=shift.role_id)]
         return ", ".join(names) or str(_("(no members)"))
+
+
+@admin.register(Handover)
+class HandoverAdmin(admin.ModelAdmin):
+    list_display = [
+        "shift_name",
+        "warehouse",
+        "role",
+        "starts",
+        "ends",
+        "open_count",
+        "claimed_count",
+        "released_count",
+        "accepted_by",
+        "accepted_at",
+    ]
+    list_filter = ["warehouse", "role", ("accepted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["shift_name", "role__name", "warehouse__code", "accepted_by__username"]
+    list_select_related = ["warehouse", "role", "accepted_by"]
+    date_hierarchy = "ends"
+    readonly_fields = [
+        "warehouse",
+        "role",
+        "shift",
+        "shift_name",
+        "starts",
+        "ends",
+        "created_at",
+        "content",
+        "notification_id",
+        "accepted_by",
+        "accepted_at",
+        "completed_at",
+    ]
+    exclude = ["lease_until"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by beat at each shift end
+
+    def _count(self, handover: Handover, name: str) -> int | str:
+        return (handover.content.get("counts") or {}).get(name, "-")
+
+    @admin.display(description=_("open"))
+    def open_count(self, handover: Handover) -> int | str:
+        return self._count(handover, "open")
+
+    @admin.display(description=_("claimed by the outgoing shift"))
+    def claimed_count(self, handover: Handover) -> int | str:
+        return self._count(handover, "claimed_off_shift")
+
+    @admin.display(description=_("released"))
+    def released_count(self, handover: Handover) -> int | str:
+        return handover.content.get("released", "-")

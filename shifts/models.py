@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -92,3 +93,42 @@ class Shift(models.Model):
             weekdays=tuple(sorted(self.weekdays or ())),
             timezone=timezone or self.warehouse.timezone,
         )
+
+
+class Handover(models.Model):
+    """What one run of a shift hands to the next (SPEC 13): made once at its end by beat."""
+
+    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="handovers")
+    role = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="handovers")
+    # A deleted shift keeps its handovers (under the name it had).
+    shift = models.ForeignKey(
+        Shift, on_delete=models.SET_NULL, null=True, blank=True, related_name="handovers"
+    )
+    shift_name = models.CharField(max_length=100)
+    starts = models.DateTimeField(help_text=_("When this run of the shift started."))
+    ends = models.DateTimeField(help_text=_("When this run of the shift ended."))
+    created_at = models.DateTimeField(auto_now_add=True)
+    content = models.JSONField(default=dict, blank=True)
+    notification_id = models.CharField(max_length=36, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="accepted_handovers",
+    )
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    # Bookkeeping of the beat task: done once the notification went out; a worker holds the
+    # lease while it builds (a crashed one's lease lapses and a later tick finishes the work).
+    completed_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-ends", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["shift", "ends"], name="handover_once_per_shift_end")
+        ]
+        indexes = [models.Index(fields=["warehouse", "role", "-ends"])]
+
+    def __str__(self) -> str:
+        return f"{self.shift_name} until {self.ends:%Y-%m-%d %H:%M} UTC"

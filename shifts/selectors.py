@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 
@@ -22,6 +23,9 @@ from directory import cache as directory_cache
 from . import cache, schedule
 from .cache import ShiftEntry
 from .schedule import Occurrence
+
+if TYPE_CHECKING:
+    from .models import Handover
 
 
 @dataclass(frozen=True)
@@ -145,3 +149,34 @@ def may_see_shifts(*, user: User, warehouse_id: int) -> bool:
         return True
     roles = {s.role_id for s in shifts_in(warehouse_id=warehouse_id)}
     return bool(roles.intersection(directory_cache.role_ids(user)))
+
+
+def handovers(
+    *, user: User, warehouse_id: int, role_id: int | None, limit: int
+) -> list[Handover] | None:
+    """The newest handovers of the warehouse for the user's roles (staff: every role), or of
+    one role; None when that role is not the user's (and they are not staff)."""
+    from .models import Handover
+
+    found = Handover.objects.filter(warehouse_id=warehouse_id).select_related("role", "accepted_by")
+    if role_id is not None:
+        if not user.is_staff and role_id not in directory_cache.role_ids(user):
+            return None
+        found = found.filter(role_id=role_id)
+    elif not user.is_staff:
+        found = found.filter(role_id__in=directory_cache.role_ids(user))
+    return list(found.order_by("-ends", "-pk")[:limit])
+
+
+def handover(*, user: User, handover_id: int) -> Handover | None:
+    """One handover, if the user is staff or a member of its role."""
+    from .models import Handover
+
+    if not 0 < handover_id < 2**63:
+        return None
+    found = Handover.objects.select_related("role", "accepted_by").filter(pk=handover_id).first()
+    if found is None:
+        return None
+    if not user.is_staff and found.role_id not in directory_cache.role_ids(user):
+        return None
+    return found

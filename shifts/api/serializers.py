@@ -70,3 +70,53 @@ def on_now_json(*, warehouse_id: int, at: dt.datetime, roles: list[RoleOnNow]) -
             }
         )
     return {"warehouse": warehouse_id, "at": iso(at), "results": results}
+
+
+class HandoverQuery(serializers.Serializer):
+    warehouse = WarehouseField()
+    role = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+
+
+def handover_json(handover: Any) -> dict[str, Any]:
+    """H: one handover as the API shows it."""
+    accepted = handover.accepted_by
+    return {
+        "id": handover.pk,
+        "warehouse": handover.warehouse_id,
+        "role": {"id": handover.role_id, "name": handover.role.name},
+        "shift": {"id": handover.shift_id, "name": handover.shift_name},
+        "starts": iso(handover.starts),
+        "ends": iso(handover.ends),
+        "created_at": iso(handover.created_at),
+        "notification": handover.notification_id or None,
+        "content": handover.content,
+        "accepted_by": None
+        if accepted is None
+        else {"id": accepted.pk, "username": accepted.get_username()},
+        "accepted_at": None if handover.accepted_at is None else iso(handover.accepted_at),
+    }
+
+
+class HandoverOutput(serializers.Serializer):
+    """H (documentation of the shape; views build it with handover_json)."""
+
+    id = serializers.IntegerField()
+    warehouse = serializers.IntegerField()
+    role = RoleOutput()
+    shift = RoleOutput(help_text="The shift's id (null once deleted) and name.")
+    starts = serializers.CharField()
+    ends = serializers.CharField()
+    created_at = serializers.CharField()
+    notification = serializers.CharField(allow_null=True)
+    content = serializers.JSONField(
+        help_text="open, claimed_off_shift, escalated, resolved, snoozed (lists of alerts, "
+        "at most SHIFT_HANDOVER_MAX_ITEMS each), counts, median_time_to_claim_seconds, "
+        "released. `snoozed` is an empty list for now."
+    )
+    accepted_by = PersonOutput(allow_null=True)
+    accepted_at = serializers.CharField(allow_null=True)
+
+
+class HandoverListOutput(serializers.Serializer):
+    results = HandoverOutput(many=True)

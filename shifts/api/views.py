@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from config import errors, timestamps
 from config.users import signed_in
 
-from .. import selectors
+from .. import handovers, selectors
 from . import serializers as s
 
 
@@ -34,3 +34,53 @@ class OnNowView(APIView):
         at = timestamps.now()
         roles = selectors.on_now(warehouse_id=warehouse_id, at=at)
         return Response(s.on_now_json(warehouse_id=warehouse_id, at=at, roles=roles))
+
+
+class HandoverListView(APIView):
+    @extend_schema(
+        parameters=[s.HandoverQuery],
+        responses={200: s.HandoverListOutput},
+        operation_id="handovers_list",
+        summary="Handovers of a warehouse, newest first",
+        description="Those of the roles I am in (staff: all); `role` narrows to one role "
+        "(404 when it is not mine).",
+    )
+    def get(self, request: Request) -> Response:
+        query = s.HandoverQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        handovers = selectors.handovers(
+            user=signed_in(request),
+            warehouse_id=data["warehouse"].pk,
+            role_id=data.get("role"),
+            limit=data["limit"],
+        )
+        if handovers is None:
+            raise errors.NotFound(gettext("No handovers of yours for this role."))
+        return Response({"results": [s.handover_json(h) for h in handovers]})
+
+
+class HandoverView(APIView):
+    @extend_schema(
+        responses={200: s.HandoverOutput},
+        summary="One handover",
+        description="Members of its role and staff; others 404.",
+    )
+    def get(self, request: Request, handover_id: int) -> Response:
+        handover = selectors.handover(user=signed_in(request), handover_id=handover_id)
+        if handover is None:
+            raise errors.NotFound(gettext("No such handover of yours."))
+        return Response(s.handover_json(handover))
+
+
+class HandoverAcceptView(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: s.HandoverOutput},
+        summary="Accept a handover (once)",
+        description="By a member of its role or staff. 200 the first time; 409 with "
+        "`accepted_by` and `accepted_at` of the first acceptance after.",
+    )
+    def post(self, request: Request, handover_id: int) -> Response:
+        handover = handovers.accept(user=signed_in(request), handover_id=handover_id)
+        return Response(s.handover_json(handover))
