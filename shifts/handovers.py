@@ -301,13 +301,28 @@ class AlreadyAccepted(Conflict):
     """Someone accepted it first."""
 
 
+def _resolve_notification(*, user: User, handover: Handover) -> None:
+    """An accepted handover is done: its notification is resolved (by the user when they can
+    see it, else by the system), so it leaves everyone's open list. Gone already: nothing."""
+    if not handover.notification_id:
+        return
+    try:
+        lifecycle.resolve(
+            user=user, warehouse_id=handover.warehouse_id, notification_id=handover.notification_id
+        )
+    except lifecycle.NotVisible:
+        lifecycle.resolve_by_system(
+            warehouse_id=handover.warehouse_id, notification_id=handover.notification_id
+        )
+
+
 def may_see(*, user: User, handover: Handover) -> bool:
     return bool(user.is_staff) or handover.role_id in directory_cache.role_ids(user)
 
 
 def accept(*, user: User, handover_id: int) -> Handover:
-    """Record that `user` (a member of the handover's role, or staff) accepted it: once.
-    AlreadyAccepted (409, with the first acceptance) after that."""
+    """Record that `user` (a member of the handover's role, or staff) accepted it: once, and
+    resolve its notification. AlreadyAccepted (409, with the first acceptance) after that."""
     handover = Handover.objects.filter(pk=handover_id).first() if 0 < handover_id < 2**63 else None
     if handover is None or not may_see(user=user, handover=handover):
         raise NotFound(_("No such handover of yours."))
@@ -316,6 +331,8 @@ def accept(*, user: User, handover_id: int) -> Handover:
             accepted_by=user, accepted_at=timestamps.now()
         )
     handover.refresh_from_db()
+    if done:
+        _resolve_notification(user=user, handover=handover)
     if not done:
         holder = handover.accepted_by
         raise AlreadyAccepted(

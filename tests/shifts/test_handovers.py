@@ -257,4 +257,13 @@ def test_handovers_api_list_detail_and_accept_once(warehouse, role, day, clock, 
     assert second.status_code == 409
     assert second.json()["accepted_by"] == {"id": ralf.pk, "username": "ralf"}
     assert second.json()["accepted_at"] == "2026-01-14T14:01:00.000Z"
+    # Accepted is done: its notification is resolved by the one who accepted it.
+    (note,) = [
+        i
+        for i in inbox_page(user=rita, warehouse_id=warehouse.pk).items
+        if i.notification.id == handover.notification_id
+    ]
+    assert note.lifecycle.status == "resolved"
+    assert note.lifecycle.resolved_by is not None
+    assert note.lifecycle.resolved_by.username == "ralf"
     assert client_for(rita).get("/api/v1/handovers/999999/").status_code == 404
