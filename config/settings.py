@@ -517,6 +517,11 @@ if WMS_DEMO_PICK_WAVES:
         }
     )
 
+# The demo's Replenishment role works Day and Night shifts in each warehouse. So that a
+# newcomer sees a handover within minutes, `manage.py demo` moves the change of shift to this
+# many minutes after it starts (0: the fixed times, 06:00 and 18:00 local).
+WMS_DEMO_SHIFT_CHANGE_MINUTES = env.int("WMS_DEMO_SHIFT_CHANGE_MINUTES", default=3)
+
 # Two beats started by mistake must not run a sweep or the rules twice: every entry's messages
 # carry their interval and the task class claims each tick in Redis first (config/beat.py).
 # Keep this after the last CELERY_BEAT_SCHEDULE entry.
