@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
     from .store import Pair
@@ -26,7 +27,7 @@ def validate_timezone(value: str) -> None:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ValidationError(
-            "%(value)s is not a time zone name such as Europe/Berlin or Asia/Shanghai.",
+            _("%(value)s is not a time zone name such as Europe/Berlin or Asia/Shanghai."),
             params={"value": value},
         ) from None
 
