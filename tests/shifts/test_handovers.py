@@ -267,3 +267,21 @@ def test_handovers_api_list_detail_and_accept_once(warehouse, role, day, clock, 
     assert note.lifecycle.resolved_by is not None
     assert note.lifecycle.resolved_by.username == "ralf"
     assert client_for(rita).get("/api/v1/handovers/999999/").status_code == 404
+
+
+def test_escalated_during_the_shift_is_listed(warehouse, rep_notice, day, clock, make_user):
+    supervisors = Group.objects.create(name="Supervisors")
+    make_user("sam", supervisors)
+    rep_notice.escalate_after_seconds = 60
+    rep_notice.escalation_role = supervisors
+    rep_notice.save()
+    note = send(warehouse, rep_notice, "left alone")
+    later = clock.now_ms() + 61_000
+    assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=later) == 1
+
+    clock.stop_at(ms(DAY_END) + 1000)
+    assert handovers.hand_over_due() == 1
+    content = Handover.objects.get().content
+    assert [a["id"] for a in content["escalated"]] == [note.id]
+    assert content["escalated"][0]["severity"] == "warning"  # one step up from info
+    assert [a["id"] for a in content["open"]] == [note.id]  # still open too
