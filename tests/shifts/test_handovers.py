@@ -285,3 +285,39 @@ def test_escalated_during_the_shift_is_listed(warehouse, rep_notice, day, clock,
     assert [a["id"] for a in content["escalated"]] == [note.id]
     assert content["escalated"][0]["severity"] == "warning"  # one step up from info
     assert [a["id"] for a in content["open"]] == [note.id]  # still open too
+
+
+def test_the_alert_report_has_a_per_shift_breakdown(
+    warehouse, rep_notice, day, clock, client_for, make_user, client
+):
+    done = send(warehouse, rep_notice, "done")
+    clock.stop_at(clock.now_ms() + 90_000)
+    lifecycle.claim(user=day["rita"], warehouse_id=warehouse.pk, notification_id=done.id)
+    lifecycle.resolve(user=day["rita"], warehouse_id=warehouse.pk, notification_id=done.id)
+    send(warehouse, rep_notice, "left open")
+    clock.stop_at(ms(DAY_END) + 1000)
+    handovers.hand_over_due()
+    handovers.accept(user=day["ralf"], handover_id=Handover.objects.get().pk)
+
+    boss = make_user("boss", is_staff=True, is_superuser=True)
+    report = client_for(boss).get("/api/v1/reports/alerts/", {"days": 1}).json()
+    assert report["per_shift"] == [
+        {
+            "warehouse": warehouse.pk,
+            "warehouse_code": "SH01",
+            "role": "Replenishment",
+            "shift": "Day",
+            "runs": 1,
+            "accepted": 1,
+            "open_at_end": 1,
+            "claimed_off_shift": 0,
+            "released": 0,
+            "escalated": 0,
+            "resolved": 1,
+            "time_to_claim_median": 90.0,
+        }
+    ]
+    client.force_login(boss)
+    page = client.get("/admin/notifications/alertreport/", {"days": 1})
+    assert page.status_code == 200
+    assert 'id="shift-report"' in page.content.decode()
