@@ -271,7 +271,11 @@ def hand_over(*, shift: ShiftEntry, occurrence: Occurrence) -> Handover | None:
 def hand_over_due(*, at: dt.datetime | None = None) -> int:
     """Every shift end of the last SHIFT_HANDOVER_LOOKBACK_SECONDS without a finished
     handover gets one (what beat runs); returns how many were made now."""
-    now = timestamps.now() if at is None else at
+    with directory_cache.request_scope():  # the directory's version read once per run
+        return _hand_over_due(timestamps.now() if at is None else at)
+
+
+def _hand_over_due(now: dt.datetime) -> int:
     since = now - dt.timedelta(seconds=settings.SHIFT_HANDOVER_LOOKBACK_SECONDS)
     plan: list[tuple[ShiftEntry, Occurrence]] = []
     for warehouse_id, shifts in cache.schedule().by_warehouse.items():
@@ -290,7 +294,12 @@ def hand_over_due(*, at: dt.datetime | None = None) -> int:
     for shift, occurrence in plan:
         if (shift.id, occurrence.end) in finished:
             continue
-        made += hand_over(shift=shift, occurrence=occurrence) is not None
+        try:
+            made += hand_over(shift=shift, occurrence=occurrence) is not None
+        except Exception:
+            # Redis or the database failed for this one: its lease lapses and a later tick
+            # finishes it; the other shifts' handovers go ahead.
+            logger.exception("Handover of shift %s ending %s failed", shift.id, occurrence.end)
     return made
 
 
