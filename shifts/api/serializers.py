@@ -98,13 +98,18 @@ def handover_json(handover: Any) -> dict[str, Any]:
     }
 
 
+class ShiftRefOutput(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="null once the shift was deleted.")
+    name = serializers.CharField()
+
+
 class HandoverOutput(serializers.Serializer):
     """H (documentation of the shape; views build it with handover_json)."""
 
     id = serializers.IntegerField()
     warehouse = serializers.IntegerField()
     role = RoleOutput()
-    shift = RoleOutput(help_text="The shift's id (null once deleted) and name.")
+    shift = ShiftRefOutput()
     starts = serializers.CharField()
     ends = serializers.CharField()
     created_at = serializers.CharField()
