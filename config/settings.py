@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "notifications",
     "messaging",
     "push",  # Web Push of critical alerts to closed tabs (SPEC section 12)
+    "shifts",  # who is on shift, and the handover at each shift end (SPEC section 13)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -356,6 +357,25 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
+# --- Shifts (SPEC 13) ---------------------------------------------------------------------
+# Beat looks for shift ends this often; a shift end up to SHIFT_HANDOVER_LOOKBACK_SECONDS ago
+# that has no handover yet gets one (so a beat or worker down for less than that loses none).
+SHIFT_HANDOVER_SECONDS = env.float("SHIFT_HANDOVER_SECONDS", default=15.0)
+SHIFT_HANDOVER_LOOKBACK_SECONDS = env.int("SHIFT_HANDOVER_LOOKBACK_SECONDS", default=3600)
+# A handover reads the role's inbox this many notifications per Redis call, and lists at most
+# this many alerts per section (its counts stay exact beyond it).
+SHIFT_HANDOVER_BATCH = env.int("SHIFT_HANDOVER_BATCH", default=200)
+SHIFT_HANDOVER_MAX_ITEMS = env.int("SHIFT_HANDOVER_MAX_ITEMS", default=50)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "hand-over-shifts": {
+            "task": "shifts.tasks.hand_over_shifts",
+            "schedule": SHIFT_HANDOVER_SECONDS,
+            "options": {"expires": SHIFT_HANDOVER_SECONDS},
+        },
+    }
+)
+
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
 CHAT_MAX_MEMBERS = env.int("CHAT_MAX_MEMBERS", default=50)  # the creator included
@@ -442,6 +462,7 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 RULES_SQL_DENIED_TABLES = [
     *("auth_*", "authtoken_*", "django_*", "axes_*"),
     *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
+    "shifts_*",
     *env.list("RULES_SQL_DENIED_TABLES", default=[]),
 ]
 # If set, SQL rules may read only tables matching these patterns (and not denied above).
@@ -496,6 +517,11 @@ if WMS_DEMO_PICK_WAVES:
             },
         }
     )
+
+# The demo's Replenishment role works Day and Night shifts in each warehouse. So that a
+# newcomer sees a handover within minutes, `manage.py demo` moves the change of shift to this
+# many minutes after it starts (0: the fixed times, 06:00 and 18:00 local).
+WMS_DEMO_SHIFT_CHANGE_MINUTES = env.int("WMS_DEMO_SHIFT_CHANGE_MINUTES", default=3)
 
 # Two beats started by mistake must not run a sweep or the rules twice: every entry's messages
 # carry their interval and the task class claims each tick in Redis first (config/beat.py).

@@ -5,12 +5,17 @@ Idempotent: running it again keeps what exists and adds what is missing.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
+from config import timestamps
 from inventory.demo import load_demo_inventory
+from shifts.models import Shift
+from shifts.schedule import zone
 from subscriptions.models import MessageType, Severity, Subscription, Warehouse
 
 DEMO_PASSWORD = "demo12345"
@@ -125,7 +130,34 @@ def load_demo_data() -> list[DemoLogin]:
                 Subscription.objects.get_or_create(
                     message_type=types[code], warehouse=warehouse, role=roles[role_name]
                 )
+    for warehouse in warehouses.values():
+        load_demo_shifts(warehouse, roles["Replenishment"])
     # Bins and stock for the rules example (a bin already negative after wave 8812) and the
     # negative-stock rule as an SQL rule beside the Python one.
     load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])
     return logins
+
+
+def demo_shift_change(warehouse: Warehouse) -> dt.time:
+    """When the Day shift hands over to the Night shift: WMS_DEMO_SHIFT_CHANGE_MINUTES from
+    now (local time, whole minutes), or 18:00 when that is 0."""
+    minutes = settings.WMS_DEMO_SHIFT_CHANGE_MINUTES
+    if minutes <= 0:
+        return dt.time(18)
+    local = timestamps.now().astimezone(zone(warehouse.timezone))
+    change = local.replace(second=0, microsecond=0) + dt.timedelta(minutes=minutes + 1)
+    return change.time()
+
+
+def load_demo_shifts(warehouse: Warehouse, role: Group) -> None:
+    """Two shifts of 12 hours for the role: Day, then Night (crossing midnight), handing over
+    at demo_shift_change. Each run of the demo moves them (so the next change is near)."""
+    change = demo_shift_change(warehouse)
+    day_start = (dt.datetime.combine(dt.date(2000, 1, 1), change) - dt.timedelta(hours=12)).time()
+    for name, starts, ends in (("Day", day_start, change), ("Night", change, day_start)):
+        Shift.objects.update_or_create(
+            warehouse=warehouse,
+            role=role,
+            name=name,
+            defaults={"starts": starts, "ends": ends, "weekdays": [], "release_claims": True},
+        )

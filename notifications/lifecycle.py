@@ -15,6 +15,7 @@ from config import errors, timestamps
 from config.errors import DomainError
 from config.users import User
 from push import dispatch as push_dispatch
+from shifts import selectors as shift_selectors
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -117,6 +118,18 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
     return answer.changed
 
 
+def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int) -> bool:
+    """Back to open, by nobody, if `holder_id` still holds it (the claim of someone going off
+    shift, SPEC 13). False: someone else holds it now, or it is open, resolved or gone."""
+    answer = lifecycle_store.release_held(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        holder_id=int(holder_id),
+        now_ms=timestamps.now_ms(),
+    )
+    return answer.changed
+
+
 def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
     """Raise a still open (or claimed) alert again: occurrences + 1, unread again for everyone,
     a new cursor. None when it is resolved or gone, and a new notification is due instead."""
@@ -137,20 +150,35 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
     Works in batches of settings.NOTIFICATION_ESCALATION_BATCH. Each one is taken out of the
     escalations index by the script that escalates it, so it happens once however many workers
     run this at the same time; one claimed or resolved by then is only taken out.
+
+    Shifts (SPEC 13): one whose escalation role has shifts in this warehouse and none running
+    waits, unless it is critical: its due time in the index becomes the role's next shift
+    start, when a later beat escalates it (if still open then). Moving it out of the due range
+    keeps this loop bounded.
     """
     now = timestamps.now_ms() if at_ms is None else at_ms
     limit = settings.NOTIFICATION_ESCALATION_BATCH
     roles: dict[str, int | None] = {}
+    waits: dict[int, int | None] = {}  # role id -> ms its next shift starts (None: on now)
     escalated = 0
     while True:
         batch = lifecycle_store.due_for_escalation(warehouse_id, now_ms=now, limit=limit)
-        for slot, type_code in batch:
+        levels = lifecycle_store.severity_levels(warehouse_id, [slot for slot, _ in batch])
+        for (slot, type_code), level in zip(batch, levels, strict=True):
             if type_code not in roles:
                 roles[type_code] = (
                     MessageType.objects.filter(code=type_code)
                     .values_list("escalation_role_id", flat=True)
                     .first()
                 )
+            role_id = roles[type_code]
+            if role_id is not None and level is not None and level < CRITICAL_LEVEL:
+                if role_id not in waits:
+                    waits[role_id] = _off_shift_until(warehouse_id, role_id, now)
+                until = waits[role_id]
+                if until is not None:
+                    lifecycle_store.postpone_escalation(warehouse_id, slot=slot, until_ms=until)
+                    continue
             answer = lifecycle_store.escalate(
                 warehouse_id=warehouse_id, slot=slot, role_id=roles[type_code], now_ms=now
             )
@@ -159,6 +187,19 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
                 push_dispatch.after_escalation(answer.item, inboxes=[f"r:{roles[type_code]}"])
         if len(batch) < limit:
             return escalated
+
+
+CRITICAL_LEVEL = 2
+
+
+def _off_shift_until(warehouse_id: int, role_id: int, now_ms: int) -> int | None:
+    """When the role's next shift starts there (ms), if it has shifts there and none runs
+    now; None when it is on (or has no shifts there: always on)."""
+    at = timestamps.ms_to_datetime(now_ms)
+    if shift_selectors.role_on_shift(warehouse_id=warehouse_id, role_id=role_id, at=at):
+        return None
+    start = shift_selectors.role_next_start(warehouse_id=warehouse_id, role_id=role_id, at=at)
+    return None if start is None else int(start.timestamp() * 1000)
 
 
 def escalate_all(*, at_ms: int | None = None) -> int:

@@ -134,6 +134,20 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str, now_ms: int) -
     return _answer(reply)
 
 
+def release_held(*, warehouse_id: int, notification_id: str, holder_id: int, now_ms: int) -> Answer:
+    """Give back the claim `holder_id` holds (the system, `by` null); SAME when that user no
+    longer holds it."""
+    reply = _call(
+        "release_held",
+        warehouse_id=warehouse_id,
+        target=notification_id,
+        now_ms=now_ms,
+        actor=None,
+        extra_args=[holder_id],
+    )
+    return _answer(reply)
+
+
 def escalate(*, warehouse_id: int, slot: str, role_id: int | None, now_ms: int) -> Answer:
     """Escalate one notification due in the escalations index (once: the script removes it).
 
@@ -233,6 +247,70 @@ def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tu
         # Gone already (expired and swept): "" makes the script drop it from the index.
         due.append((slot, json.loads(content)["message_type"] if content else ""))
     return due
+
+
+def severity_levels(warehouse_id: int, slots: Sequence[str]) -> list[int | None]:
+    """Each slot's severity level (0 info, 1 warning, 2 critical) from its flags; None when
+    it is gone."""
+    if not slots:
+        return []
+    flags = get_redis().hmget(keys.flags(warehouse_id), list(slots))
+    return [None if flag is None else int(as_text(flag)[1:2] or 0) for flag in flags]
+
+
+def postpone_escalation(warehouse_id: int, *, slot: str, until_ms: int) -> bool:
+    """Make an escalation due at `until_ms` instead (only if it is still waiting in the index:
+    XX, so one escalated or resolved meanwhile is not put back). True when moved."""
+    return bool(
+        get_redis().zadd(keys.escalations(warehouse_id), {slot: until_ms}, xx=True, ch=True)
+    )
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One notification of an inbox as stored: its slot, content and raw state (None: never
+    changed since publishing), and when it expires (ms)."""
+
+    slot: int
+    content: dict
+    state: dict | None
+    expires_at_ms: int
+
+
+def inbox_entries_after(
+    warehouse_id: int, subscriber: str, *, after_slot: int, count: int
+) -> tuple[list[InboxEntry], int | None]:
+    """Up to `count` notifications of one inbox with slots after `after_slot`, in slot order:
+    one bounded page (ZRANGEBYSCORE ... LIMIT 0 count, then HMGETs of those slots), so a
+    caller walks any inbox, however large, with no Redis call growing with its size. Ones
+    swept meanwhile are left out; the second value is the last slot read (the next page's
+    `after_slot`), None at the end."""
+    client = get_redis()
+    slots = texts(
+        client.zrangebyscore(
+            keys.inbox(warehouse_id, subscriber), f"({after_slot}", "+inf", start=0, num=count
+        )
+    )
+    if not slots:
+        return [], None
+    pipe = client.pipeline(transaction=False)
+    pipe.hmget(keys.contents(warehouse_id), slots)
+    pipe.hmget(keys.states(warehouse_id), slots)
+    pipe.zmscore(keys.expiry(warehouse_id), slots)
+    contents, states, expiries = pipe.execute()
+    entries = []
+    for slot, content, state, expires in zip(slots, contents, states, expiries, strict=True):
+        if content is None or expires is None:
+            continue
+        entries.append(
+            InboxEntry(
+                slot=int(slot),
+                content=json.loads(content),
+                state=None if state is None else json.loads(state),
+                expires_at_ms=int(expires),
+            )
+        )
+    return entries, int(slots[-1])
 
 
 # --- The managers' report ----------------------------------------------------------------------

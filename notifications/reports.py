@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from django.utils.translation import get_language
 
 from config import timestamps
+from shifts.reports import ShiftReportRow, shift_report
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -59,6 +60,8 @@ class AlertReport:
     first_day: date
     last_day: date
     rows: list[ReportRow]
+    # What each shift handed over in the period (shifts/reports.py).
+    per_shift: list[ShiftReportRow] = field(default_factory=list)
 
 
 def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
@@ -98,9 +101,12 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
                 )
             )
     rows.sort(key=lambda row: (row.warehouse_code, row.message_type))
+    first_day = timestamps.ms_to_datetime(day_numbers[0] * 86_400_000).date()
+    last_day = timestamps.ms_to_datetime(today * 86_400_000).date()
     return AlertReport(
         days=days,
-        first_day=timestamps.ms_to_datetime(day_numbers[0] * 86_400_000).date(),
-        last_day=timestamps.ms_to_datetime(today * 86_400_000).date(),
+        first_day=first_day,
+        last_day=last_day,
         rows=rows,
+        per_shift=shift_report(first_day=first_day, last_day=last_day),
     )

@@ -149,6 +149,7 @@ def publish(
     key: str | None = None,
     idempotency_key: str | None = None,
     idempotency_scope: str = "python",
+    extra_inboxes: Sequence[str] = (),
 ) -> PublishResult:
     """Deliver a notification to every subscriber of (message type, warehouse), atomically.
 
@@ -162,6 +163,8 @@ def publish(
     `severity` ("info", "warning", "critical") defaults to the type's `default_severity`;
     `key` names the alert's condition (rules pass theirs), shown to clients as `key`.
     Raises PublishError for an unknown or inactive type or warehouse, or invalid content.
+    `extra_inboxes` (subscriber ids, "u:<id>" / "r:<id>") receive it too, whether or not they
+    subscribe (a shift handover reaches its role this way, SPEC 13).
     Zero subscribers is not an error: the result then has `recipients == 0`. When Redis has
     lost the subscription mirror (emptied, restarted empty, keys evicted) the warehouse's sets
     are rebuilt from the database first; if that cannot be done, SubscribersUnavailable (a
@@ -212,6 +215,7 @@ def publish(
         message_type_id=message_type.pk,
         escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
         guard=guard,
+        extra_inboxes=extra_inboxes,
     )
     if replay is not None:
         metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
@@ -241,6 +245,7 @@ def _deliver(
     message_type_id: int,
     escalate_at_ms: int | None,
     guard: idempotency.Guard | None = None,
+    extra_inboxes: Sequence[str] = (),
 ) -> store.Delivery:
     """store.deliver, rebuilding the warehouse's subscriber sets once if Redis lost them."""
     try:
@@ -249,6 +254,7 @@ def _deliver(
             message_type_id=message_type_id,
             escalate_at_ms=escalate_at_ms,
             guard=guard,
+            extra_inboxes=extra_inboxes,
         )
     except store.NotMirrored:
         # Inside a transaction, what it changed is mirrored at its commit, never from here:
@@ -262,6 +268,7 @@ def _deliver(
             message_type_id=message_type_id,
             escalate_at_ms=escalate_at_ms,
             guard=guard,
+            extra_inboxes=extra_inboxes,
         )
     except store.NotMirrored as exc:
         raise store.SubscribersUnavailable(

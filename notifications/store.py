@@ -109,8 +109,10 @@ def deliver(
     escalate_at_ms: int | None = None,
     attempts: int = 3,
     guard: idempotency.Guard | None = None,
+    extra_inboxes: Sequence[str] = (),
 ) -> Delivery:
-    """Fan out into every subscriber inbox. Cursor 0: nobody.
+    """Fan out into every subscriber inbox (and `extra_inboxes`, subscriber ids such as
+    "r:<id>" that receive it whether or not they subscribe). Cursor 0: nobody.
 
     The same call opens its lifecycle: flags (open, its severity), its escalation due time
     (`escalate_at_ms`, None: never) and its count in today's report. Raises NotMirrored when
@@ -138,6 +140,9 @@ def deliver(
     ]
     for _ in range(attempts):
         token, subscribers, route_class = subscriber_cache.entry(pair)
+        if not set(extra_inboxes) <= set(subscribers):
+            subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
+            route_class = keys.route_class(subscribers)
         answer = publish_answer(notification, recipients=len(subscribers))
         reply = _publish(
             keys=[

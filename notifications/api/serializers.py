@@ -251,8 +251,30 @@ class ReportRowOutput(serializers.Serializer):
     time_to_resolve = SpreadOutput(allow_null=True, help_text="From publishing to resolving.")
 
 
+class ShiftReportRowOutput(serializers.Serializer):
+    warehouse = serializers.IntegerField(source="warehouse_id")
+    warehouse_code = serializers.CharField()
+    role = serializers.CharField()
+    shift = serializers.CharField(source="shift_name")
+    runs = serializers.IntegerField(help_text="Runs of the shift that ended (handovers made).")
+    accepted = serializers.IntegerField(help_text="Handovers accepted.")
+    open_at_end = serializers.IntegerField(help_text="Alerts open at the ends, summed.")
+    claimed_off_shift = serializers.IntegerField()
+    released = serializers.IntegerField()
+    escalated = serializers.IntegerField(help_text="Escalated during the runs.")
+    resolved = serializers.IntegerField(help_text="Resolved during the runs.")
+    time_to_claim_median = serializers.FloatField(
+        allow_null=True,
+        help_text="Seconds: the median over the runs of each run's median time to claim "
+        "(of the alerts it resolved).",
+    )
+
+
 class AlertReportOutput(serializers.Serializer):
     days = serializers.IntegerField()
     first_day = serializers.DateField()
     last_day = serializers.DateField()
     results = ReportRowOutput(many=True, source="rows")
+    per_shift = ShiftReportRowOutput(
+        many=True, help_text="What each shift handed over in the period (SPEC 13)."
+    )

@@ -22,7 +22,7 @@
 --            escalate: the escalation role's inbox (absent when the type has no role), then
 --                      the read marks of each user in ARGV[9..], same order
 --            reraise: the read marks of each user in ARGV[8..], same order
--- ARGV[1] op: claim | release | resolve | escalate | reraise | history
+-- ARGV[1] op: claim | release | resolve | escalate | reraise | history | release_held
 -- ARGV[2] now, ms since the epoch
 -- ARGV[3] notification id (UUID); escalate: the slot (from the escalations zset)
 -- ARGV[4] acting user id ("" for the system)   ARGV[5] their username
@@ -31,6 +31,8 @@
 --            ARGV[9..] the user ids the caller read from the readers set (their marks are
 --            dropped: an escalated alert is unread again for everyone, like a re-raised one)
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
+-- release_held: ARGV[8] the user who must still hold the claim (the system gives back the
+--            claim of someone going off shift, SPEC 13; the event's `by` is null)
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
 -- warehouse's events channel (see notifications/keys.py) for open streams.
 -- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
@@ -269,6 +271,17 @@ if op == 'release' then
   if state.status == 'resolved' then return reply('resolved', slot) end
   if state.status == 'open' then return reply('same', slot) end
   if state.claimed_by.id ~= actor.id then return reply('forbidden', slot) end
+  state.status = 'open'
+  state.claimed_by = cjson.null
+  state.claimed_at = cjson.null
+  return reply('ok', slot, save(slot, state, 'released'))
+end
+
+if op == 'release_held' then
+  -- Only while that user still holds it: one released and claimed by a colleague since stays.
+  if state.status ~= 'claimed' or tostring(state.claimed_by.id) ~= ARGV[8] then
+    return reply('same', slot)
+  end
   state.status = 'open'
   state.claimed_by = cjson.null
   state.claimed_at = cjson.null

@@ -7,6 +7,7 @@ import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i1
 import {
   DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
 } from "./lifecycle.js";
+import { acceptPath, handoverActions, isHandover } from "./handover.js";
 import { ActionQueue } from "./queue.js";
 
 // The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
@@ -399,8 +400,10 @@ export class NotificationCenter {
     const queued = note.queued
       ? h("span", { className: "queued-flag" }, gettext("Waiting for the network"))
       : null;
+    const handover = isHandover(note);
     return h("li", {
-      className: `inbox-entry sev-${note.severity} status-${note.status}`,
+      className: `inbox-entry sev-${note.severity} status-${note.status}`
+        + (handover ? " handover-card" : ""),
       dataset: { note: note.id },
     },
       h("button", {
@@ -421,7 +424,8 @@ export class NotificationCenter {
       isUnread(note) ? h("span", { className: "visually-hidden" }, gettext("unread")) : null),
       h("div", { className: "item-foot" },
         body,
-        h("div", { className: "item-actions" }, actionButtons(note, this.me))));
+        h("div", { className: "item-actions" },
+          handover ? handoverActions(note) : actionButtons(note, this.me))));
   }
 
   #find(id) {
@@ -433,6 +437,10 @@ export class NotificationCenter {
    * network the action waits in the queue (same Idempotency-Key) and is sent when it is back.
    */
   async act(action, id) {
+    if (action === "accept") {
+      await this.#accept(id);
+      return;
+    }
     const item = { action, id, warehouse: this.warehouseId, key: idempotencyKey() };
     if (navigator.onLine === false || this.queue.items.length > 0) {
       // Offline, or earlier actions still wait: this one goes after them, in order.
@@ -451,6 +459,24 @@ export class NotificationCenter {
       }
       // 409 (someone else has it), 403 (not mine to release), 404 (gone): say so and refresh.
       this.toasts.show(describeError(error), { tone: "warning", warehouse: item.warehouse });
+    }
+    this.stale = true;
+    try {
+      await this.#reload(this.warehouseId);
+    } catch {
+      // The poll loop shows the connection problem and retries.
+    }
+  }
+
+  /** Accept a shift handover: 200 the first time, 409 (said in a toast) once someone has. */
+  async #accept(id) {
+    const note = this.#find(id);
+    if (!note || !isHandover(note)) return;
+    try {
+      await post(acceptPath(note), {});
+      this.toasts.show(gettext("Handover accepted"), { warehouse: this.warehouseId });
+    } catch (error) {
+      this.toasts.show(describeError(error), { tone: "warning", warehouse: this.warehouseId });
     }
     this.stale = true;
     try {
@@ -594,7 +620,8 @@ export class NotificationCenter {
   #renderLifecycle(note) {
     replaceChildren(byId("dialog-severity"), [severityChip(note)]);
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
-    replaceChildren(byId("dialog-actions"), actionButtons(note, this.me));
+    replaceChildren(byId("dialog-actions"),
+      isHandover(note) ? handoverActions(note) : actionButtons(note, this.me));
     // An open history view follows the changes.
     if (!byId("dialog-history").hidden) void this.#loadHistory();
   }

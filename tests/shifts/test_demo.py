@@ -1,0 +1,40 @@
+"""The demo's shifts: Day and Night per warehouse, handing over a few minutes after it starts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from config import timestamps
+from demo.data import load_demo_data
+from shifts import cache, handovers, schedule
+from shifts.models import Handover, Shift
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_schedule():
+    cache.forget()
+    yield
+    cache.forget()
+
+
+def test_the_demo_hands_over_within_a_few_minutes(settings, clock):
+    settings.WMS_DEMO_SHIFT_CHANGE_MINUTES = 3
+    start = int(dt.datetime(2026, 1, 14, 9, 30, 20, tzinfo=dt.UTC).timestamp() * 1000)
+    clock.stop_at(start)
+    load_demo_data()
+    load_demo_data()  # idempotent: still two shifts per warehouse
+
+    assert Shift.objects.count() == 4
+    now = timestamps.now()
+    for shift in Shift.objects.filter(name="Day"):
+        running = schedule.current(shift.times(), now)
+        assert running is not None
+        assert dt.timedelta(minutes=3) <= running.end - now <= dt.timedelta(minutes=4)
+
+    clock.stop_at(start + 5 * 60_000)
+    assert handovers.hand_over_due() == 2  # one per warehouse
+    assert set(Handover.objects.values_list("shift_name", flat=True)) == {"Day"}
