@@ -1,5 +1,5 @@
-"""Who is asking, without the database on every poll: API tokens, users, their roles and the
-active warehouses, from a per-process cache that is exact.
+"""Who is asking, without the database on every poll: API tokens, users (a token's, a
+session's), their roles and the active warehouses, from a per-process cache that is exact.
 
 Every change of a user, a group, a membership, a permission (of a user or of a group), a token
 or a warehouse deletes a version token in Redis (right away and again after the transaction
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, User
+from redis.exceptions import OutOfMemoryError, ReadOnlyError
 
 from config.redis import as_text, get_redis
 
@@ -54,7 +55,14 @@ def _read_version() -> str:
     client = get_redis()
     value = client.get(version_key())
     if value is None:  # a fresh (or emptied) Redis: any token will do, as long as it is new
-        client.set(version_key(), uuid.uuid4().hex, nx=True)
+        try:
+            client.set(version_key(), uuid.uuid4().hex, nx=True)
+        except (OutOfMemoryError, ReadOnlyError):
+            # Redis refuses writes (full, or a replica): read from the database this time. A
+            # version of our own drops this process's cache, and nothing read is kept (the
+            # one in Redis is not it), so nothing goes stale; sessions (directory.backends)
+            # and the admin keep working as they did without this cache.
+            return f"uncached-{uuid.uuid4().hex}"
         value = client.get(version_key())
     return "" if value is None else as_text(value)
 
@@ -99,6 +107,7 @@ class _Cache:
         self.tokens: dict[str, TokenEntry] = {}
         self.roles: dict[int, tuple[int, ...]] = {}
         self.active_users: dict[int, bool] = {}
+        self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
         self.warehouses: dict[int, Row] | None = None  # active warehouses by id
 
     def sync(self, version: str) -> None:
@@ -110,7 +119,7 @@ class _Cache:
                 return
             self.version, self.loaded_at = version, now
             self.tokens, self.roles, self.warehouses = {}, {}, None
-            self.active_users = {}
+            self.active_users, self.users = {}, {}
 
     def store(self, version: str, fill: Callable[[], None]) -> None:
         """Keep what a request read from the database (`fill` puts it in) only if the version
@@ -123,6 +132,17 @@ class _Cache:
 
 
 _cache = _Cache()
+
+
+def seed(version: str | None) -> None:
+    """The version, read by the caller in the same Redis round trip as its own data (the
+    session store does): this request then reads it no more. None (not found): nothing is
+    seeded and the first use reads it (and puts a new one)."""
+    scope = _request_version.get()
+    if version is None or scope is None or "version" in scope:
+        return
+    _cache.sync(version)
+    scope["version"] = version
 
 
 def checked() -> tuple[_Cache, str]:
@@ -154,6 +174,23 @@ def token(key: str) -> Any | None:
     made = entry.token.build(Token)
     made.user = entry.user.build(User)
     return made
+
+
+def user(user_id: Any) -> User | None:
+    """The user with this id (a new instance, for this caller only; active or not), or None:
+    a session's user, as Django's ModelBackend.get_user would read it."""
+    try:
+        pk = int(user_id)
+    except (TypeError, ValueError):
+        return None
+    cache, version = checked()
+    if pk in cache.users:
+        row = cache.users[pk]
+    else:
+        found = User.objects.filter(pk=pk).first()
+        row = None if found is None else Row.of(found)
+        cache.store(version, lambda: cache.users.__setitem__(pk, row))
+    return None if row is None else row.build(User)
 
 
 def role_ids(user: AbstractBaseUser) -> list[int]:
