@@ -85,6 +85,12 @@ class Row:
             tuple((f.attname, getattr(instance, f.attname)) for f in instance._meta.concrete_fields)
         )
 
+    def get(self, name: str) -> Any:
+        for key, value in self.values:
+            if key == name:
+                return value
+        return None
+
     def build(self, model: Any) -> Any:
         """A new instance of `model` with these values, as if loaded from the database."""
         instance = model(**dict(self.values))
@@ -108,7 +114,8 @@ class _Cache:
         self.roles: dict[int, tuple[int, ...]] = {}
         self.active_users: dict[int, bool] = {}
         self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
-        self.warehouses: dict[int, Row] | None = None  # active warehouses by id
+        self.warehouses: dict[int, Row] | None = None  # every warehouse by id
+        self.message_types: dict[str, Row] | None = None  # every message type by code
 
     def sync(self, version: str) -> None:
         now = time.monotonic()
@@ -119,6 +126,7 @@ class _Cache:
                 return
             self.version, self.loaded_at = version, now
             self.tokens, self.roles, self.warehouses = {}, {}, None
+            self.message_types = None
             self.active_users, self.users = {}, {}
 
     def store(self, version: str, fill: Callable[[], None]) -> None:
@@ -217,22 +225,77 @@ def user_is_active(user_id: int) -> bool:
     return found
 
 
-def active_warehouse(warehouse_id: int) -> Any | None:
-    """The active warehouse with this id (a new instance), or None."""
+def _warehouse_rows() -> dict[int, Row]:
     from subscriptions.models import Warehouse
 
     cache, version = checked()
     rows = cache.warehouses
     if rows is None:
-        read = {w.pk: Row.of(w) for w in Warehouse.objects.filter(is_active=True)}
+        read = {w.pk: Row.of(w) for w in Warehouse.objects.all()}
 
         def fill() -> None:
             cache.warehouses = read
 
         cache.store(version, fill)
         rows = read
-    row = rows.get(int(warehouse_id))
+    return rows
+
+
+def warehouse(warehouse_id: int) -> Any | None:
+    """The warehouse with this id, active or not (a new instance), or None."""
+    from subscriptions.models import Warehouse
+
+    row = _warehouse_rows().get(int(warehouse_id))
     return None if row is None else row.build(Warehouse)
+
+
+def warehouse_by_code(code: str) -> Any | None:
+    """The warehouse with this code, active or not (a new instance), or None."""
+    from subscriptions.models import Warehouse
+
+    for row in _warehouse_rows().values():
+        if row.get("code") == code:
+            return row.build(Warehouse)
+    return None
+
+
+def active_warehouse(warehouse_id: int) -> Any | None:
+    """The active warehouse with this id (a new instance), or None."""
+    row = _warehouse_rows().get(int(warehouse_id))
+    if row is None or not row.get("is_active"):
+        return None
+    from subscriptions.models import Warehouse
+
+    return row.build(Warehouse)
+
+
+def message_type(code: str) -> Any | None:
+    """The message type with this code, active or not (a new instance), or None."""
+    from subscriptions.models import MessageType
+
+    cache, version = checked()
+    rows = cache.message_types
+    if rows is None:
+        read = {t.code: Row.of(t) for t in MessageType.objects.all()}
+
+        def fill() -> None:
+            cache.message_types = read
+
+        cache.store(version, fill)
+        rows = read
+    row = rows.get(code)
+    return None if row is None else row.build(MessageType)
+
+
+@contextmanager
+def scope() -> Iterator[None]:
+    """Read the version at most once within this block, or not at all if the caller is
+    already within a request's scope (publish() from a view, a rule or a task)."""
+    if _request_version.get() is not None:
+        yield
+        return
+    with request_scope():
+        yield
 
 
 @contextmanager

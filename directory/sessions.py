@@ -13,9 +13,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBStore
 
-from . import cache as directory
 from config.redis import as_text
 
+from . import cache as directory
 from .keys import version_key
 
 
