@@ -79,7 +79,12 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
     try:
         chosen = [Target("floor-token", wsgi, floor, token)]
         if asgi is not None:
-            chosen.append(Target("floor-token-uvicorn", asgi, floor, token))
+            chosen += [
+                Target("floor-token-uvicorn", asgi, floor, token),
+                # As behind a proxy without upstream keep-alive (nginx's default): a new
+                # connection per request, which is what gunicorn's sync workers always get.
+                Target("floor-uvicorn-close", asgi, floor, {**token, "Connection": "close"}),
+            ]
         if rows & {"13", "14"}:
             chosen.append(Target("floor-session", wsgi, floor, cookie))
         if "14" in rows:
@@ -128,11 +133,23 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
         lines.append(
             Line(
                 row="12",
-                work="constant DRF view (token): uvicorn --workers 2 vs gunicorn -w 2 sync",
+                work="constant DRF view (token): uvicorn --workers 2 (keep-alive) vs gunicorn -w 2",
                 project=uvicorn,
                 baseline=gunicorn,
                 baseline_name="gunicorn",
                 ratio=paired(uvicorn.values, gunicorn.values),
+                goal="— (which is faster)",
+            )
+        )
+        closing = rate["floor-uvicorn-close"]
+        lines.append(
+            Line(
+                row="12",
+                work="the same, uvicorn with a new connection per request (as gunicorn always)",
+                project=closing,
+                baseline=gunicorn,
+                baseline_name="gunicorn",
+                ratio=paired(closing.values, gunicorn.values),
                 goal="— (which is faster)",
             )
         )
