@@ -16,7 +16,7 @@ from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBS
 from config.redis import as_text
 
 from . import cache as directory
-from .keys import version_key
+from . import keys
 
 
 class SessionStore(CachedDBStore):
@@ -24,12 +24,13 @@ class SessionStore(CachedDBStore):
         if settings.REDIS_CLUSTER:
             # The cache then lives on another server than the version: two round trips.
             return super().load()
-        cache: Any = self._cache
-        client = cache.client
+        # The stubs know neither attribute (both are Django's, of cached_db and SessionBase).
+        store: Any = self
+        client = store._cache.client
         connection = client.get_client(write=False)
         pipe = connection.pipeline(transaction=False)
-        pipe.get(client.make_key(self.cache_key))
-        pipe.get(version_key())
+        pipe.get(keys.session(store._get_or_create_session_key()))
+        pipe.get(keys.version_key())
         raw, version = pipe.execute()
         directory.seed(None if version is None else as_text(version))
         if raw is None:

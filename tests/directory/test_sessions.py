@@ -52,7 +52,12 @@ def test_the_session_read_brings_the_directory_version(warehouse, browser, monke
     poll(client, warehouse)
     separate: list[bool] = []
     read = directory._read_version
-    monkeypatch.setattr(directory, "_read_version", lambda: separate.append(True) or read())
+
+    def counted() -> str:
+        separate.append(True)
+        return read()
+
+    monkeypatch.setattr(directory, "_read_version", counted)
     assert poll(client, warehouse)[0].status_code == 200
     assert separate == []
 
