@@ -1,12 +1,13 @@
 """Who is asking, without the database on every poll: API tokens, users (a token's, a
-session's), their roles and the active warehouses, from a per-process cache that is exact.
+session's), their roles, the warehouses and the message types (for publish()), from a
+per-process cache that is exact.
 
-Every change of a user, a group, a membership, a permission (of a user or of a group), a token
-or a warehouse deletes a version token in Redis (right away and again after the transaction
-commits, so no process keeps what a not yet committed change showed); the next reader puts a
-new random one (SET NX). Each request reads the version once (one GET, no database) and a
-process that sees a new one drops everything it cached; so a change is seen at the very next
-request of every process.
+Every change of a user, a group, a membership, a permission (of a user or of a group), a token,
+a warehouse or a message type deletes a version token in Redis (right away and again after
+the transaction commits, so no process keeps what a not yet committed change showed); the next
+reader puts a new random one (SET NX). Each request reads the version once (one GET, no
+database; a session's read brings it along) and a process that sees a new one drops everything
+it cached; so a change is seen at the very next request of every process.
 
 A fill is stored only if nothing changed while it read the database: after the read, the
 version is read again (in Redis, and in this process, under the lock) and must still be the one
