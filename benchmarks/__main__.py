@@ -1,9 +1,10 @@
-"""`python -m benchmarks` (`make bench`): every row of issue 12's table, project vs baseline.
+"""`python -m benchmarks` (`make bench`): every row of issues 12's and 22's tables, project vs
+baseline.
 
-Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn for the HTTP
-rows), measures each row in interleaved rounds against its baseline in the same run, and
-prints a markdown table of medians [min-max] and per-round ratios. About 5 minutes on a
-2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows.
+Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn and uvicorn for
+the HTTP and stream rows), measures each row in interleaved rounds against its baseline in the
+same run, and prints a markdown table of medians [min-max] and per-round ratios. About 8 minutes on
+a 2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows.
 
     python -m benchmarks [--quick] [--only ROWS] [--write-docs] [--json FILE]
 """
@@ -25,7 +26,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 12)]
+ALL_ROWS = [str(i) for i in range(1, 17)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(bench: Bench, rows: set[str]) -> list[Line]:
-    from benchmarks import rows_chat, rows_http, rows_inbox, rows_publish, rows_sweep
+    from benchmarks import rows_chat, rows_http, rows_inbox, rows_publish, rows_shape, rows_sweep
     from benchmarks.inbox_data import build
 
     lines: list[Line] = []
@@ -113,7 +114,7 @@ def run(bench: Bench, rows: set[str]) -> list[Line]:
         print(f"  done in {time.perf_counter() - began:.0f} s", flush=True)
 
     data = None
-    if rows & {"1", "2", "3", "4", "5", "8"}:
+    if rows & {"1", "2", "3", "4", "5", "8", "12", "13", "14", "15", "16"}:
         began = time.perf_counter()
         print("inbox data …", flush=True)
         data = build(bench)
@@ -127,6 +128,13 @@ def run(bench: Bench, rows: set[str]) -> list[Line]:
             phase("row 5: queries per poll", lambda: rows_inbox.queries_per_poll(bench, data))
         if "8" in rows:
             phase("row 8: mark all read", lambda: rows_inbox.mark_all_read(bench, data))
+        if rows & {"12", "13", "14", "15"}:
+            phase(
+                "rows 12-15: the production shape, sessions, 200 paths",
+                lambda: rows_shape.http_rows(bench, data, rows),
+            )
+        if "16" in rows:
+            phase("row 16: opening streams", lambda: rows_shape.stream_rows(bench, data))
     if "6" in rows:
         phase("row 6: publish", lambda: rows_publish.publish_rows(bench))
     if "7" in rows:

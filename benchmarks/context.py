@@ -39,6 +39,7 @@ class Config:
     idle_fetches: int  # row 10: fetches with nothing new, per side per round
     sweep_users: int  # row 11
     sweep_entries: int  # row 11: inbox entries (users x notifications)
+    streams: int = 1000  # row 16: event streams opened at once
 
     @property
     def mark_sizes(self) -> tuple[int, int]:
@@ -88,6 +89,7 @@ QUICK = Config(
     idle_fetches=20,
     sweep_users=200,
     sweep_entries=100_000,
+    streams=300,
 )
 
 # Sizes of 10 and one round: only that every row still produces numbers (tests/test_benchmarks).
@@ -111,6 +113,7 @@ TINY = Config(
     idle_fetches=2,
     sweep_users=2,
     sweep_entries=10,
+    streams=5,
 )
 
 PRESETS = {c.name: c for c in (FULL, QUICK, TINY)}

@@ -1,8 +1,10 @@
-"""The HTTP server the API rows are measured through: gunicorn, 2 sync worker processes.
+"""The HTTP servers the API rows are measured through, started as Procfile.production starts
+them: gunicorn with sync workers (the REST API and the admin) and uvicorn with `--workers`
+(the event stream; the one server of the demo).
 
 Sync workers are the plain production shape of a WSGI Django site (one request at a time per
-process, a new connection per request). Two workers on two cores, as in the issue's figures.
-The server reads the same environment as the benchmark process (Redis URL, database file).
+process). Two workers on two cores, as in the issue's figures. The server reads the same
+environment as the benchmark process (Redis URL, database file).
 """
 
 from __future__ import annotations
@@ -42,14 +44,10 @@ class Server:
                 self.process.wait()
 
 
-def start(*, workers: int = WORKERS, timeout: float = 60.0) -> Server:
-    """Start gunicorn on a free local port and return once every worker answers."""
-    port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}
-    # A file, not a pipe: a full pipe would block a worker that logs an error.
-    log_fd, log_path = tempfile.mkstemp(prefix="bench-gunicorn-", suffix=".log")
-    process = subprocess.Popen(
-        [
+def command(kind: str, port: int, workers: int) -> list[str]:
+    """The server's command line, as in Procfile.production (the benchmark's app module)."""
+    if kind == "gunicorn":
+        return [
             sys.executable,
             "-m",
             "gunicorn",
@@ -64,7 +62,36 @@ def start(*, workers: int = WORKERS, timeout: float = 60.0) -> Server:
             "warning",
             "--timeout",
             "120",
-        ],
+        ]
+    if kind == "uvicorn":
+        return [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "benchmarks.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--timeout-graceful-shutdown",
+            "2",
+        ]
+    raise ValueError(kind)
+
+
+def start(*, workers: int = WORKERS, kind: str = "gunicorn", timeout: float = 60.0) -> Server:
+    """Start gunicorn (or uvicorn) on a free local port and return once every worker answers."""
+    port = free_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}
+    # A file, not a pipe: a full pipe would block a worker that logs an error.
+    log_fd, log_path = tempfile.mkstemp(prefix=f"bench-{kind}-", suffix=".log")
+    process = subprocess.Popen(
+        command(kind, port, workers),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=log_fd,
@@ -75,7 +102,7 @@ def start(*, workers: int = WORKERS, timeout: float = 60.0) -> Server:
     answered = 0
     while answered < workers * 4:  # several answers: each worker has loaded Django
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited at start-up: {server.log_tail()}")
+            raise RuntimeError(f"{kind} exited at start-up: {server.log_tail()}")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/floor/", timeout=5):
                 pass

@@ -38,6 +38,7 @@ _PLACEHOLDERS: dict[str, tuple[str, str]] = {
     "<task name>": (".+", ""),
     "<scope>": ("u:[0-9]{1,19}|python", ""),
     "<key hash>": ("[0-9a-f]{32}", ""),
+    "<session key>": ("[a-z0-9]{32}", ""),
 }
 _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
 
@@ -327,8 +328,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         "wms:directory:version",
         "string",
-        "random token, deleted on every change of a user, group, membership, permission (a user's or a group's), token or warehouse; the next reader puts a new one",
+        "random token, deleted on every change of a user, group, membership, permission (a user's or a group's), token, warehouse or message type; the next reader puts a new one",
         "directory/cache.py",
+    ),
+    KeyFamily(
+        "wms:cache:<id>:django.contrib.sessions.cached_db<session key>",
+        "string",
+        "a browser's session (Django's `cached_db` store, through the cache; `<id>` is the cache's key version, 1): expires with the session, and the `django_session` row is its durable copy",
+        "directory/sessions.py (Django)",
     ),
 )
 

@@ -154,7 +154,9 @@ LOGOUT_REDIRECT_URL = "login"
 # reverse proxy, make the server pass the client's address there.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, with a session's user read from the directory's per-process
+    # cache (exact: a deactivation or a new password is seen at the next request).
+    "directory.backends.DirectoryModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15.0))
@@ -229,7 +231,9 @@ CACHES = {
         "LOCATION": "throttle",
     },
 }
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Sessions are read from Redis (with the directory's version, in one round trip) and kept in the
+# database too, so a Redis flush or restart signs nobody out (README "Sessions").
+SESSION_ENGINE = "directory.sessions"
 
 # --- Celery ------------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)

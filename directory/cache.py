@@ -1,12 +1,13 @@
-"""Who is asking, without the database on every poll: API tokens, users, their roles and the
-active warehouses, from a per-process cache that is exact.
+"""Who is asking, without the database on every poll: API tokens, users (a token's, a
+session's), their roles, the warehouses and the message types (for publish()), from a
+per-process cache that is exact.
 
-Every change of a user, a group, a membership, a permission (of a user or of a group), a token
-or a warehouse deletes a version token in Redis (right away and again after the transaction
-commits, so no process keeps what a not yet committed change showed); the next reader puts a
-new random one (SET NX). Each request reads the version once (one GET, no database) and a
-process that sees a new one drops everything it cached; so a change is seen at the very next
-request of every process.
+Every change of a user, a group, a membership, a permission (of a user or of a group), a token,
+a warehouse or a message type deletes a version token in Redis (right away and again after
+the transaction commits, so no process keeps what a not yet committed change showed); the next
+reader puts a new random one (SET NX). Each request reads the version once (one GET, no
+database; a session's read brings it along) and a process that sees a new one drops everything
+it cached; so a change is seen at the very next request of every process.
 
 A fill is stored only if nothing changed while it read the database: after the read, the
 version is read again (in Redis, and in this process, under the lock) and must still be the one
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, User
+from redis.exceptions import OutOfMemoryError, ReadOnlyError
 
 from config.redis import as_text, get_redis
 
@@ -54,7 +56,14 @@ def _read_version() -> str:
     client = get_redis()
     value = client.get(version_key())
     if value is None:  # a fresh (or emptied) Redis: any token will do, as long as it is new
-        client.set(version_key(), uuid.uuid4().hex, nx=True)
+        try:
+            client.set(version_key(), uuid.uuid4().hex, nx=True)
+        except (OutOfMemoryError, ReadOnlyError):
+            # Redis refuses writes (full, or a replica): read from the database this time. A
+            # version of our own drops this process's cache, and nothing read is kept (the
+            # one in Redis is not it), so nothing goes stale; sessions (directory.backends)
+            # and the admin keep working as they did without this cache.
+            return f"uncached-{uuid.uuid4().hex}"
         value = client.get(version_key())
     return "" if value is None else as_text(value)
 
@@ -76,6 +85,12 @@ class Row:
         return cls(
             tuple((f.attname, getattr(instance, f.attname)) for f in instance._meta.concrete_fields)
         )
+
+    def get(self, name: str) -> Any:
+        for key, value in self.values:
+            if key == name:
+                return value
+        return None
 
     def build(self, model: Any) -> Any:
         """A new instance of `model` with these values, as if loaded from the database."""
@@ -99,7 +114,9 @@ class _Cache:
         self.tokens: dict[str, TokenEntry] = {}
         self.roles: dict[int, tuple[int, ...]] = {}
         self.active_users: dict[int, bool] = {}
-        self.warehouses: dict[int, Row] | None = None  # active warehouses by id
+        self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
+        self.warehouses: dict[int, Row] | None = None  # every warehouse by id
+        self.message_types: dict[str, Row] | None = None  # every message type by code
 
     def sync(self, version: str) -> None:
         now = time.monotonic()
@@ -110,7 +127,8 @@ class _Cache:
                 return
             self.version, self.loaded_at = version, now
             self.tokens, self.roles, self.warehouses = {}, {}, None
-            self.active_users = {}
+            self.message_types = None
+            self.active_users, self.users = {}, {}
 
     def store(self, version: str, fill: Callable[[], None]) -> None:
         """Keep what a request read from the database (`fill` puts it in) only if the version
@@ -123,6 +141,17 @@ class _Cache:
 
 
 _cache = _Cache()
+
+
+def seed(version: str | None) -> None:
+    """The version, read by the caller in the same Redis round trip as its own data (the
+    session store does): this request then reads it no more. None (not found): nothing is
+    seeded and the first use reads it (and puts a new one)."""
+    scope = _request_version.get()
+    if version is None or scope is None or "version" in scope:
+        return
+    _cache.sync(version)
+    scope["version"] = version
 
 
 def checked() -> tuple[_Cache, str]:
@@ -156,6 +185,23 @@ def token(key: str) -> Any | None:
     return made
 
 
+def user(user_id: Any) -> User | None:
+    """The user with this id (a new instance, for this caller only; active or not), or None:
+    a session's user, as Django's ModelBackend.get_user would read it."""
+    try:
+        pk = int(user_id)
+    except (TypeError, ValueError):
+        return None
+    cache, version = checked()
+    if pk in cache.users:
+        row = cache.users[pk]
+    else:
+        found = User.objects.filter(pk=pk).first()
+        row = None if found is None else Row.of(found)
+        cache.store(version, lambda: cache.users.__setitem__(pk, row))
+    return None if row is None else row.build(User)
+
+
 def role_ids(user: AbstractBaseUser) -> list[int]:
     """The user's roles (groups), as of this request."""
     cache, version = checked()
@@ -180,22 +226,77 @@ def user_is_active(user_id: int) -> bool:
     return found
 
 
-def active_warehouse(warehouse_id: int) -> Any | None:
-    """The active warehouse with this id (a new instance), or None."""
+def _warehouse_rows() -> dict[int, Row]:
     from subscriptions.models import Warehouse
 
     cache, version = checked()
     rows = cache.warehouses
     if rows is None:
-        read = {w.pk: Row.of(w) for w in Warehouse.objects.filter(is_active=True)}
+        read = {w.pk: Row.of(w) for w in Warehouse.objects.all()}
 
         def fill() -> None:
             cache.warehouses = read
 
         cache.store(version, fill)
         rows = read
-    row = rows.get(int(warehouse_id))
+    return rows
+
+
+def warehouse(warehouse_id: int) -> Any | None:
+    """The warehouse with this id, active or not (a new instance), or None."""
+    from subscriptions.models import Warehouse
+
+    row = _warehouse_rows().get(int(warehouse_id))
     return None if row is None else row.build(Warehouse)
+
+
+def warehouse_by_code(code: str) -> Any | None:
+    """The warehouse with this code, active or not (a new instance), or None."""
+    from subscriptions.models import Warehouse
+
+    for row in _warehouse_rows().values():
+        if row.get("code") == code:
+            return row.build(Warehouse)
+    return None
+
+
+def active_warehouse(warehouse_id: int) -> Any | None:
+    """The active warehouse with this id (a new instance), or None."""
+    row = _warehouse_rows().get(int(warehouse_id))
+    if row is None or not row.get("is_active"):
+        return None
+    from subscriptions.models import Warehouse
+
+    return row.build(Warehouse)
+
+
+def message_type(code: str) -> Any | None:
+    """The message type with this code, active or not (a new instance), or None."""
+    from subscriptions.models import MessageType
+
+    cache, version = checked()
+    rows = cache.message_types
+    if rows is None:
+        read = {t.code: Row.of(t) for t in MessageType.objects.all()}
+
+        def fill() -> None:
+            cache.message_types = read
+
+        cache.store(version, fill)
+        rows = read
+    row = rows.get(code)
+    return None if row is None else row.build(MessageType)
+
+
+@contextmanager
+def scope() -> Iterator[None]:
+    """Read the version at most once within this block, or not at all if the caller is
+    already within a request's scope (publish() from a view, a rule or a task)."""
+    if _request_version.get() is not None:
+        yield
+        return
+    with request_scope():
+        yield
 
 
 @contextmanager

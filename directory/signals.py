@@ -13,9 +13,15 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 from .cache import bump
 
 
-def _changed(sender: Any, using: str = "default", **kwargs: Any) -> None:
+def changed(using: str = "default") -> None:
+    """A change made past the signals (`QuerySet.update`): replace the version now and again
+    after the transaction commits, as a save would."""
     bump()
     transaction.on_commit(bump, using=using)
+
+
+def _changed(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    changed(using)
 
 
 def _saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
@@ -28,14 +34,14 @@ def _saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
 
 def connect() -> None:
     """Connect the signals (once, at start-up): users (is_active, is_staff, ...), groups,
-    permissions, tokens and warehouses saved or deleted, and the memberships and permission
-    grants of users and groups."""
+    permissions, tokens, warehouses and message types saved or deleted, and the memberships
+    and permission grants of users and groups."""
     from rest_framework.authtoken.models import Token
 
-    from subscriptions.models import Warehouse
+    from subscriptions.models import MessageType, Warehouse
 
     user_model = get_user_model()
-    for model in (user_model, Group, Permission, Token, Warehouse):
+    for model in (user_model, Group, Permission, Token, Warehouse, MessageType):
         post_save.connect(_saved, sender=model, dispatch_uid=f"directory-save-{model.__name__}")
         post_delete.connect(
             _changed, sender=model, dispatch_uid=f"directory-delete-{model.__name__}"

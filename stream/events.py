@@ -14,7 +14,7 @@ from messaging import keys as chat_keys
 from messaging.api.serializers import MessageSerializer
 from messaging.domain import Message, UserRef
 from notifications import keys as notification_keys
-from notifications.api.serializers import NotificationOutput
+from notifications.api.serializers import notification_dict
 from notifications.domain import InboxItem
 
 
@@ -73,7 +73,7 @@ _renderer = JSONRenderer()
 
 def item_data(item: InboxItem) -> bytes:
     """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer)."""
-    rendered: bytes = _renderer.render(NotificationOutput(item).data)
+    rendered: bytes = _renderer.render(notification_dict(item))
     return rendered
 
 

@@ -13,6 +13,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
 
+from directory import signals as directory_signals
+
 from . import services
 from .forms import BulkSubscribeForm
 from .models import MessageType, Subscription, Warehouse
@@ -29,12 +31,16 @@ class SubscriptionCount(TypedDict):
 
 @admin.action(description="Activate selected", permissions=["change"])
 def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
-    modeladmin.message_user(request, f"Activated {queryset.update(is_active=True)}.")
+    count = queryset.update(is_active=True)
+    directory_signals.changed()  # update() sends no signal: the directory caches these rows
+    modeladmin.message_user(request, f"Activated {count}.")
 
 
 @admin.action(description="Deactivate selected", permissions=["change"])
 def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
-    modeladmin.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
+    count = queryset.update(is_active=False)
+    directory_signals.changed()
+    modeladmin.message_user(request, f"Deactivated {count}.")
 
 
 class WithSubscriptionCount(admin.ModelAdmin):

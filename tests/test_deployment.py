@@ -99,3 +99,20 @@ def test_a_secret_key_from_the_environment_wins_over_the_demo_key(tmp_path, monk
 @pytest.mark.parametrize("name", sorted(HTTPS))
 def test_https_settings_default_to_plain_http(name, settings):
     assert not getattr(settings, name)
+
+
+def test_production_serves_the_api_under_gunicorn_and_the_stream_under_uvicorn():
+    """Procfile.production's shape (docs/deploy.md): the REST API and the admin under a WSGI
+    server, the event stream under the ASGI one; gunicorn is a pinned runtime dependency."""
+    lines = dict(
+        line.split(":", 1)
+        for line in (BASE_DIR / "Procfile.production").read_text().splitlines()
+        if line.strip()
+    )
+    assert lines["web"].split()[:2] == ["gunicorn", "config.wsgi:application"]
+    assert "--worker-class sync" in lines["web"]
+    assert lines["stream"].split()[:2] == ["uvicorn", "config.asgi:application"]
+    assert "${STREAM_PORT:-8001}" in lines["stream"]
+    pyproject = (BASE_DIR / "pyproject.toml").read_text()
+    runtime = pyproject.split("[project.optional-dependencies]")[0]
+    assert '"gunicorn==' in runtime

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -13,7 +15,16 @@ from config.timestamps import iso_ms
 from directory import cache as directory
 from subscriptions.models import Warehouse
 
-from ..domain import Event, HistoryEntry, InboxItem, Severity, Status
+from ..domain import (
+    Actor,
+    Event,
+    HistoryEntry,
+    InboxItem,
+    InboxPage,
+    Severity,
+    Status,
+    UnreadSummary,
+)
 
 # Cursors are integers below 2**53 (see lua/publish.lua).
 MAX_CURSOR = 2**53
@@ -158,6 +169,68 @@ class NotificationOutput(serializers.Serializer):
 
 def _iso_or_none(ms: int | None) -> str | None:
     return None if ms is None else iso_ms(ms)
+
+
+# The hot answers (list, unread, claim/release/resolve, the stream's events) are built by the
+# plain functions below, not by the serializers: a serializer's `.data` was a quarter of an
+# unread poll (issue 22). The serializers above stay the OpenAPI schema's description of these
+# answers, and tests/notifications/test_output.py checks that both give the same dicts: a new
+# key goes into NotificationOutput and `notification_dict` together.
+
+
+def _actor(actor: Actor | None) -> dict[str, Any] | None:
+    return None if actor is None else {"id": int(actor.id), "username": str(actor.username)}
+
+
+def notification_dict(item: InboxItem) -> dict[str, Any]:
+    """An item as NotificationOutput gives it (same keys, same order, same values)."""
+    n = item.notification
+    life = item.lifecycle
+    return {
+        "id": str(n.id),
+        "message_type": str(n.message_type),
+        "warehouse": int(n.warehouse),
+        "title": str(n.title),
+        "body": str(n.body),
+        "data": n.data,
+        "created_at": iso_ms(n.created_at_ms),
+        "expires_at": iso_ms(n.expires_at_ms),
+        "read": bool(item.read),
+        "cursor": int(item.cursor),
+        "severity": str(life.severity),
+        "status": str(life.status),
+        "claimed_by": _actor(life.claimed_by),
+        "claimed_at": _iso_or_none(life.claimed_at_ms),
+        "resolved_by": _actor(life.resolved_by),
+        "resolved_at": _iso_or_none(life.resolved_at_ms),
+        "escalated_at": _iso_or_none(life.escalated_at_ms),
+        "key": None if n.key is None else str(n.key),
+        "occurrences": int(life.occurrences),
+    }
+
+
+def inbox_page_dict(page: InboxPage) -> dict[str, Any]:
+    """A page as InboxPageOutput gives it."""
+    return {
+        "results": [notification_dict(item) for item in page.items],
+        "unread_count": int(page.unread_count),
+        "next_since": int(page.next_since),
+        "has_more": bool(page.has_more),
+    }
+
+
+def unread_dict(summary: UnreadSummary) -> dict[str, Any]:
+    """A summary as UnreadOutput gives it."""
+    counts = summary.by_severity
+    return {
+        "unread_count": int(summary.unread_count),
+        "latest": [notification_dict(item) for item in summary.latest],
+        "by_severity": {
+            "info": int(counts["info"]),
+            "warning": int(counts["warning"]),
+            "critical": int(counts["critical"]),
+        },
+    }
 
 
 class InboxPageOutput(serializers.Serializer):

@@ -63,7 +63,7 @@ class NotificationListView(NotificationAPIView):
             limit=query.validated_data["limit"],
             include_read=query.validated_data["include_read"],
         )
-        response = Response(s.InboxPageOutput(page).data)
+        response = Response(s.inbox_page_dict(page))
         return etags.tagged(response, request, self.etag_kind, page.version, since=since)
 
     @extend_schema(
@@ -104,7 +104,7 @@ class UnreadView(NotificationAPIView):
         summary = selectors.unread_summary(
             user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
         )
-        response = Response(s.UnreadOutput(summary).data)
+        response = Response(s.unread_dict(summary))
         return etags.tagged(response, request, self.etag_kind, summary.version)
 
 
@@ -145,7 +145,7 @@ class LifecycleView(NotificationAPIView):
             warehouse_id=payload.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
         )
-        return Response(s.NotificationOutput(item).data)
+        return Response(s.notification_dict(item))
 
 
 class ClaimView(LifecycleView):

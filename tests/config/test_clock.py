@@ -6,6 +6,9 @@ import re
 import time
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from config import timestamps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,3 +40,9 @@ def test_the_clock_fixture_moves_every_reader(clock):
     clock.days_ago(1)
     real = time.time_ns() // 1_000_000
     assert abs(real - 86_400_000 - timestamps.now_ms()) < 5_000
+
+
+@given(st.integers(min_value=-(10**12), max_value=253_402_300_799_999))
+def test_iso_ms_is_iso_of_the_datetime(ms):
+    """iso_ms is remembered and skips strftime (it is in every answer): same text as `iso`."""
+    assert timestamps.iso_ms(ms) == timestamps.iso(timestamps.ms_to_datetime(ms))

@@ -62,6 +62,7 @@ def built_keys() -> list[str]:
         beat.tick_key("notifications.expire"),
         subscription_keys.mirror_rebuilding(),
         directory_keys.version_key(),
+        directory_keys.session("0123456789abcdefghijklmnopqrstuv"),
     ]
 
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group
 from notifications import keys, store
 from notifications.selectors import inbox_page
 from notifications.services import PublishError, publish
-from subscriptions.models import MessageType, Subscription, Warehouse, subscriber_id
+from subscriptions.models import Subscription, subscriber_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -149,12 +149,15 @@ def test_invalid_input_raises_a_clear_error_and_writes_nothing(
 
 
 def test_inactive_type_and_warehouse_are_refused(warehouse, rep_notice, replenishers, send):
-    MessageType.objects.filter(pk=rep_notice.pk).update(is_active=False)
-    with pytest.raises(PublishError, match="inactive"):
+    rep_notice.is_active = False
+    rep_notice.save()
+    with pytest.raises(PublishError, match="Message type 'REP_NOTICE' is inactive"):
         send()
-    MessageType.objects.filter(pk=rep_notice.pk).update(is_active=True)
-    Warehouse.objects.filter(pk=warehouse.pk).update(is_active=False)
-    with pytest.raises(PublishError, match="inactive"):
+    rep_notice.is_active = True
+    rep_notice.save()
+    warehouse.is_active = False
+    warehouse.save()
+    with pytest.raises(PublishError, match="Warehouse SH01 is inactive"):
         send()
 
 
@@ -177,3 +180,20 @@ def test_every_inbox_gets_it_or_none_does(redis, warehouse, rep_notice, make_use
 def _evalsha_calls(redis) -> int:
     stats = redis.info("commandstats")
     return stats.get("cmdstat_evalsha", {}).get("calls", 0)
+
+
+def test_steady_state_publish_queries_no_database(warehouse, rep_notice, replenishers, send):
+    """The message type and the warehouse come from the directory's cache (issue 22)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    send()  # fills it
+    with CaptureQueriesContext(connection) as queries:
+        send()
+        publish(message_type=rep_notice.code, warehouse=warehouse.code, title="by code")
+    assert len(queries) == 0, [q["sql"] for q in queries]
+
+    rep_notice.is_active = False
+    rep_notice.save()  # seen at once
+    with pytest.raises(PublishError, match="inactive"):
+        send()

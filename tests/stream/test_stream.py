@@ -403,3 +403,50 @@ def test_stream_lifetimes_are_jittered(settings):
     lifetimes = {lifetime() for _ in range(50)}
     assert all(800 <= s <= 1000 for s in lifetimes)
     assert len(lifetimes) > 1
+
+
+@pytest.mark.parametrize("credentials", ["session", "token"])
+def test_opening_a_stream_queries_no_database_in_steady_state(
+    stream_client,
+    session_cookie_for,
+    token_for,
+    subscribed,
+    warehouse,
+    rep_notice,
+    monkeypatch,
+    credentials,
+):
+    """Issue 22: after a deploy every operator reconnects at once; an open reads the session
+    from Redis and the token, user, roles and warehouse from the directory."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from stream import access
+
+    rita = subscribed("rita", warehouse, rep_notice)
+    if credentials == "session":
+        stream_client.cookies.update(session_cookie_for(rita))
+        headers: dict[str, str] = {}
+    else:
+        headers = token_for(rita)
+    queries: list[int] = []
+    identify = access.identify
+
+    def counted(*args):
+        with CaptureQueriesContext(connection) as captured:  # in the worker thread it runs in
+            found = identify(*args)
+        queries.append(len(captured))
+        return found
+
+    monkeypatch.setattr(access, "identify", counted)
+    for _ in range(2):  # the first fills the directory
+        with stream_client.stream(
+            "GET", "/api/v1/stream/", params={"warehouse": warehouse.pk}, headers=headers
+        ) as r:
+            assert r.status_code == 200
+            from tests.stream.conftest import EventStream
+
+            assert EventStream(r).until("ready").event == "ready"
+    assert len(queries) == 2
+    assert queries[0] > 0  # the count sees the worker thread's queries: the first filled it
+    assert queries[1] == 0

@@ -1,0 +1,292 @@
+"""Rows 12-16: what users do, in the production shape (issue 22).
+
+- 12: the server itself: the floor (a constant DRF view, token) under `uvicorn --workers 2`
+  and under `gunicorn -w 2` (sync), both started as Procfile.production starts them, in the
+  same rounds; the production shape (REST under gunicorn) against the faster of the two.
+- 13: the browser's session cookie against a token, on the same floor (gunicorn).
+- 14: the unread summary on its 200 path (no `If-None-Match`: after any change in the
+  warehouse every user's next poll takes it), with a session cookie and with a token, against
+  the floor with the same authentication.
+- 15: the list's first page of 50 (no `since`, as the page opens), 200 path, against the floor.
+- 16: opening N event streams at once (token auth, `ready` received) in uvicorn, against a
+  minimal SSE endpoint in the same server (benchmarks/asgi.py: no authentication, no Redis).
+
+Every target runs once per round, in a rotating order (benchmarks.harness.interleave).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from benchmarks import loadgen, server
+from benchmarks.context import Bench
+from benchmarks.harness import Line, Measure, at_least, at_most, interleave, paired
+from benchmarks.inbox_data import InboxData
+
+
+@dataclass
+class Target:
+    key: str
+    srv: server.Server
+    path: str
+    headers: dict[str, str]
+
+
+def session_cookie(user: Any) -> str:
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+def _load(bench: Bench, target: Target) -> loadgen.LoadResult:
+    config = bench.config
+    result = loadgen.run(
+        host=target.srv.host,
+        port=target.srv.port,
+        path=target.path,
+        headers=target.headers,
+        connections=config.http_connections,
+        seconds=config.http_seconds,
+    )
+    bad = {s: n for s, n in result.statuses.items() if s != 200}
+    if bad or result.errors or not result.requests:
+        raise RuntimeError(
+            f"{target.key}: statuses {dict(result.statuses)}, {result.errors} errors\n"
+            + target.srv.log_tail()
+        )
+    return result
+
+
+def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
+    config = bench.config
+    token = {"Authorization": f"Token {data.big.token}"}
+    cookie = {"Cookie": session_cookie(data.big.user)}
+    small_token = {"Authorization": f"Token {data.small.token}"}
+    floor = "/bench/floor/"
+    bench.log(
+        f"gunicorn and uvicorn, {config.http_workers} workers each; "
+        f"{config.http_connections} connections, {config.http_seconds:g} s per target per round"
+    )
+    wsgi = server.start(workers=config.http_workers, kind="gunicorn")
+    asgi = server.start(workers=config.http_workers, kind="uvicorn") if "12" in rows else None
+    try:
+        chosen = [Target("floor-token", wsgi, floor, token)]
+        if asgi is not None:
+            chosen += [
+                Target("floor-token-uvicorn", asgi, floor, token),
+                # As behind a proxy without upstream keep-alive (nginx's default): a new
+                # connection per request, which is what gunicorn's sync workers always get.
+                Target("floor-uvicorn-close", asgi, floor, {**token, "Connection": "close"}),
+            ]
+        if rows & {"13", "14"}:
+            chosen.append(Target("floor-session", wsgi, floor, cookie))
+        if "14" in rows:
+            chosen += [
+                Target("unread-session", wsgi, data.unread_path(), cookie),
+                Target("unread-token-small", wsgi, data.unread_path(), small_token),
+            ]
+        if "15" in rows:
+            chosen.append(Target("first-page", wsgi, data.first_page_path(), token))
+        for target in chosen:  # warm each worker's caches and code paths; not measured
+            if config.http_warmup_seconds:
+                loadgen.run(
+                    host=target.srv.host,
+                    port=target.srv.port,
+                    path=target.path,
+                    headers=target.headers,
+                    connections=config.http_connections,
+                    seconds=config.http_warmup_seconds,
+                )
+        results = interleave(config.rounds, {t.key: partial(_load, bench, t) for t in chosen})
+    finally:
+        wsgi.stop()
+        if asgi is not None:
+            asgi.stop()
+
+    rate = {k: Measure("req/s", [r.rate for r in rs], fmt="{:.0f}") for k, rs in results.items()}
+    lines: list[Line] = []
+
+    def versus(row: str, key: str, base: str, work: str, goal: float, name: str) -> None:
+        ratio = paired(rate[key].values, rate[base].values)
+        lines.append(
+            Line(
+                row=row,
+                work=work,
+                project=rate[key],
+                baseline=rate[base],
+                baseline_name=name,
+                ratio=ratio,
+                goal=f"≥ {goal:g}x",
+                met=at_least(ratio, goal),
+            )
+        )
+
+    if "12" in rows:
+        uvicorn, gunicorn = rate["floor-token-uvicorn"], rate["floor-token"]
+        lines.append(
+            Line(
+                row="12",
+                work="constant DRF view (token): uvicorn --workers 2 (keep-alive) vs gunicorn -w 2",
+                project=uvicorn,
+                baseline=gunicorn,
+                baseline_name="gunicorn",
+                ratio=paired(uvicorn.values, gunicorn.values),
+                goal="— (which is faster)",
+            )
+        )
+        closing = rate["floor-uvicorn-close"]
+        lines.append(
+            Line(
+                row="12",
+                work="the same, uvicorn with a new connection per request (as gunicorn always)",
+                project=closing,
+                baseline=gunicorn,
+                baseline_name="gunicorn",
+                ratio=paired(closing.values, gunicorn.values),
+                goal="— (which is faster)",
+            )
+        )
+        faster = [max(u, g) for u, g in zip(uvicorn.values, gunicorn.values, strict=True)]
+        ratio = paired(gunicorn.values, faster)
+        lines.append(
+            Line(
+                row="12",
+                work="production shape (Procfile.production: REST and admin under gunicorn)",
+                project=gunicorn,
+                baseline=Measure("req/s", faster, fmt="{:.0f}"),
+                baseline_name="the faster",
+                ratio=ratio,
+                goal="≥ 0.95x",
+                met=at_least(ratio, 0.95),
+            )
+        )
+    if "13" in rows:
+        versus(
+            "13",
+            "floor-session",
+            "floor-token",
+            "constant DRF view: session cookie vs token",
+            0.9,
+            "token",
+        )
+    if "14" in rows:
+        versus(
+            "14",
+            "unread-session",
+            "floor-session",
+            f"unread summary, 200 path, session cookie, {data.big.name}",
+            0.7,
+            "floor (session)",
+        )
+        versus(
+            "14",
+            "unread-token-small",
+            "floor-token",
+            f"unread summary, 200 path, token, {data.small.name}",
+            0.7,
+            "floor (token)",
+        )
+    if "15" in rows:
+        versus(
+            "15",
+            "first-page",
+            "floor-token",
+            f"list, first page of 50, 200 path, {data.big.name}",
+            0.5,
+            "floor (token)",
+        )
+    return lines
+
+
+# --- row 16: opening streams ------------------------------------------------------------
+
+
+async def _open_one(host: str, port: int, request: bytes, marker: bytes) -> float:
+    """Open one stream; the time at which `marker` arrived. The connection is left open."""
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(request)
+    seen = b""
+    while marker not in seen:
+        chunk = await reader.read(4096)
+        if not chunk:
+            raise RuntimeError(f"stream closed before {marker!r}: {seen[:300]!r}")
+        seen += chunk
+    _OPEN.append(writer)
+    return time.perf_counter()
+
+
+_OPEN: list[asyncio.StreamWriter] = []
+
+
+async def _open_all(host: str, port: int, requests: list[bytes], marker: bytes) -> float:
+    started = time.perf_counter()
+    try:
+        done = await asyncio.wait_for(
+            asyncio.gather(*(_open_one(host, port, r, marker) for r in requests)), timeout=300
+        )
+        return max(done) - started
+    finally:
+        for writer in _OPEN:
+            writer.close()
+        _OPEN.clear()
+
+
+def _requests(path: str, headers: list[dict[str, str]], host: str) -> list[bytes]:
+    out = []
+    for extra in headers:
+        lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Accept: text/event-stream"]
+        lines += [f"{k}: {v}" for k, v in extra.items()]
+        out.append(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    return out
+
+
+def stream_rows(bench: Bench, data: InboxData) -> list[Line]:
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+
+    config = bench.config
+    count = config.streams
+    users = list(User.objects.bulk_create(User(username=f"bench-stream-{i}") for i in range(count)))
+    tokens = Token.objects.bulk_create(Token(user=u, key=Token.generate_key()) for u in users)
+    srv = server.start(workers=config.http_workers, kind="uvicorn")
+    host = f"{srv.host}:{srv.port}"
+    stream_path = f"/api/v1/stream/?warehouse={data.warehouse_id}"
+    project = _requests(stream_path, [{"Authorization": f"Token {t.key}"} for t in tokens], host)
+    baseline = _requests("/bench/sse/", [{}] * count, host)
+    bench.log(f"uvicorn, {config.http_workers} workers; {count:,} streams opened at once")
+
+    def side(requests: list[bytes], marker: bytes) -> float:
+        return asyncio.run(_open_all(srv.host, srv.port, requests, marker))
+
+    try:
+        side(project[: min(count, 20)], b"event: ready")  # warm up; not measured
+        results = interleave(
+            config.rounds,
+            {
+                "project": partial(side, project, b"event: ready"),
+                "baseline": partial(side, baseline, b"event: ready"),
+            },
+        )
+    finally:
+        srv.stop()
+    seconds = {k: Measure("s", v, fmt="{:.2f}") for k, v in results.items()}
+    ratio = paired(seconds["project"].values, seconds["baseline"].values)
+    return [
+        Line(
+            row="16",
+            work=f"open {count:,} event streams at once (token, until `ready`)",
+            project=seconds["project"],
+            baseline=seconds["baseline"],
+            baseline_name="minimal SSE endpoint",
+            ratio=ratio,
+            goal="≤ 2x",
+            met=at_most(ratio, 2.0),
+        )
+    ]

@@ -1,0 +1,39 @@
+"""Sessions from the cache (Redis), backed by their database row: Django's `cached_db` store,
+whose read of a session also reads the directory's version in the same Redis round trip.
+
+A browser's poll then costs one round trip before its own work (the session and the version
+together) and, in steady state, no database query: the session from Redis, its user from the
+directory (directory.backends). See README "Sessions" for what the row is kept for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBStore
+
+from config.redis import as_text
+
+from . import cache as directory
+from . import keys
+
+
+class SessionStore(CachedDBStore):
+    def load(self) -> dict[str, Any]:
+        if settings.REDIS_CLUSTER:
+            # The cache then lives on another server than the version: two round trips.
+            return super().load()
+        # The stubs know neither attribute (both are Django's, of cached_db and SessionBase).
+        store: Any = self
+        client = store._cache.client
+        connection = client.get_client(write=False)
+        pipe = connection.pipeline(transaction=False)
+        pipe.get(keys.session(store._get_or_create_session_key()))
+        pipe.get(keys.version_key())
+        raw, version = pipe.execute()
+        directory.seed(None if version is None else as_text(version))
+        if raw is None:
+            return super().load()  # from the row (and put back in the cache)
+        data: dict[str, Any] = client.decode(raw)
+        return data
