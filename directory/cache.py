@@ -48,8 +48,13 @@ _request_version: ContextVar[dict[str, str] | None] = ContextVar("directory_vers
 
 
 def bump() -> None:
-    """A change was made: every process drops its cache at its next request."""
+    """A change was made: every process drops its cache at its next request, and this one at
+    its next read, even within a request that has read the version already (a request that
+    creates a message type and then publishes it must find it)."""
     get_redis().delete(version_key())
+    scope = _request_version.get()
+    if scope is not None:
+        scope.pop("version", None)
 
 
 def _read_version() -> str:
