@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "notifications",
     "messaging",
     "push",  # Web Push of critical alerts to closed tabs (SPEC section 12)
+    "shifts",  # who is on shift, and the handover at each shift end (SPEC section 13)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",

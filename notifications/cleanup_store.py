@@ -61,8 +61,8 @@ def remove_keys(
 
 def forget_user(warehouse_ids: Sequence[int], user_id: int) -> int:
     """Remove a user's own inbox and read marks, their readers entry and their fields in the
-    read model's shared hashes (watermark, read counts, snoozes) in these warehouses, in one round trip;
-    returns how many keys existed."""
+    read model's shared hashes (watermark, read counts, snoozes) in these warehouses, in one
+    round trip; returns how many keys existed."""
     batch = Batch()
     own = subscriber_id(user_id=user_id)
     for warehouse_id in warehouse_ids:

@@ -16,6 +16,7 @@ from config import errors, timestamps
 from config.errors import DomainError
 from config.users import User
 from push import dispatch as push_dispatch
+from shifts import selectors as shift_selectors
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
@@ -150,18 +151,20 @@ class NoShift(errors.Invalid):
 
 
 def next_shift_start_ms(*, user: User, warehouse_id: int, at_ms: int) -> int | None:
-    """When the next shift of one of the user's roles starts in the warehouse (ms), or None."""
-    # This build has no shifts (SPEC 13's Shift model comes with the shifts app): none starts.
-    return None
+    """When the next shift of one of the user's roles starts in the warehouse (ms), or None
+    (none of their roles has a shift there). From the shifts app's cached schedule."""
+    start = shift_selectors.next_shift_start(
+        user=user, warehouse_id=warehouse_id, at=timestamps.ms_to_datetime(at_ms)
+    )
+    return None if start is None else int(start.timestamp() * 1000)
 
 
-def snooze(
-    *, user: User, warehouse_id: int, notification_id: str, until: int | str
-) -> InboxItem:
+def snooze(*, user: User, warehouse_id: int, notification_id: str, until: int | str) -> InboxItem:
     """Hide an open or claimed alert from the user alone (their unread count, by_severity,
     latest and default list) until `until` (ms since the epoch, or NEXT_SHIFT); it then comes
     back unread with a new cursor. Snoozing again moves the time. Invalid for a time not in the
-    future or more than NOTIFICATION_SNOOZE_MAX_SECONDS ahead; AlreadyResolved for a resolved one."""
+    future or more than NOTIFICATION_SNOOZE_MAX_SECONDS ahead; AlreadyResolved for a resolved
+    one."""
     now = timestamps.now_ms()
     if until == NEXT_SHIFT:
         start = next_shift_start_ms(user=user, warehouse_id=warehouse_id, at_ms=now)
@@ -171,7 +174,7 @@ def snooze(
             )
         until = start
     if not isinstance(until, int):
-        raise errors.Invalid(gettext("A time or \"next_shift\" is required."), field="until")
+        raise errors.Invalid(gettext('A time or "next_shift" is required.'), field="until")
     if until <= now:
         raise errors.Invalid(gettext("The time must be in the future."), field="until")
     most = int(settings.NOTIFICATION_SNOOZE_MAX_SECONDS)
@@ -229,20 +232,35 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
     Works in batches of settings.NOTIFICATION_ESCALATION_BATCH. Each one is taken out of the
     escalations index by the script that escalates it, so it happens once however many workers
     run this at the same time; one claimed or resolved by then is only taken out.
+
+    Shifts (SPEC 13): one whose escalation role has shifts in this warehouse and none running
+    waits, unless it is critical: its due time in the index becomes the role's next shift
+    start, when a later beat escalates it (if still open then). Moving it out of the due range
+    keeps this loop bounded.
     """
     now = timestamps.now_ms() if at_ms is None else at_ms
     limit = settings.NOTIFICATION_ESCALATION_BATCH
     roles: dict[str, int | None] = {}
+    waits: dict[int, int | None] = {}  # role id -> ms its next shift starts (None: on now)
     escalated = 0
     while True:
         batch = lifecycle_store.due_for_escalation(warehouse_id, now_ms=now, limit=limit)
-        for slot, type_code in batch:
+        levels = lifecycle_store.severity_levels(warehouse_id, [slot for slot, _ in batch])
+        for (slot, type_code), level in zip(batch, levels, strict=True):
             if type_code not in roles:
                 roles[type_code] = (
                     MessageType.objects.filter(code=type_code)
                     .values_list("escalation_role_id", flat=True)
                     .first()
                 )
+            role_id = roles[type_code]
+            if role_id is not None and level is not None and level < CRITICAL_LEVEL:
+                if role_id not in waits:
+                    waits[role_id] = _off_shift_until(warehouse_id, role_id, now)
+                until = waits[role_id]
+                if until is not None:
+                    lifecycle_store.postpone_escalation(warehouse_id, slot=slot, until_ms=until)
+                    continue
             answer = lifecycle_store.escalate(
                 warehouse_id=warehouse_id, slot=slot, role_id=roles[type_code], now_ms=now
             )
@@ -251,6 +269,19 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
                 push_dispatch.after_escalation(answer.item, inboxes=[f"r:{roles[type_code]}"])
         if len(batch) < limit:
             return escalated
+
+
+CRITICAL_LEVEL = 2
+
+
+def _off_shift_until(warehouse_id: int, role_id: int, now_ms: int) -> int | None:
+    """When the role's next shift starts there (ms), if it has shifts there and none runs
+    now; None when it is on (or has no shifts there: always on)."""
+    at = timestamps.ms_to_datetime(now_ms)
+    if shift_selectors.role_on_shift(warehouse_id=warehouse_id, role_id=role_id, at=at):
+        return None
+    start = shift_selectors.role_next_start(warehouse_id=warehouse_id, role_id=role_id, at=at)
+    return None if start is None else int(start.timestamp() * 1000)
 
 
 def escalate_all(*, at_ms: int | None = None) -> int:

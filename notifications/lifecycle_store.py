@@ -337,10 +337,21 @@ def snoozed_after(warehouse_id: int, *, at_ms: int, limit: int) -> list[Snoozed]
     return found
 
 
-def snoozed_by(warehouse_id: int, *, user_id: int) -> list[str]:
-    """The slots the user has snoozed in the warehouse (bounded by how many they snoozed)."""
-    raw = get_redis().hget(keys.snoozers(warehouse_id), f"u:{user_id}")
-    return as_text(raw).split() if raw else []
+def severity_levels(warehouse_id: int, slots: Sequence[str]) -> list[int | None]:
+    """Each slot's severity level (0 info, 1 warning, 2 critical) from its flags; None when
+    it is gone."""
+    if not slots:
+        return []
+    flags = get_redis().hmget(keys.flags(warehouse_id), list(slots))
+    return [None if flag is None else int(as_text(flag)[1:2] or 0) for flag in flags]
+
+
+def postpone_escalation(warehouse_id: int, *, slot: str, until_ms: int) -> bool:
+    """Make an escalation due at `until_ms` instead (only if it is still waiting in the index:
+    XX, so one escalated or resolved meanwhile is not put back). True when moved."""
+    return bool(
+        get_redis().zadd(keys.escalations(warehouse_id), {slot: until_ms}, xx=True, ch=True)
+    )
 
 
 # --- The managers' report ----------------------------------------------------------------------

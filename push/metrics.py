@@ -9,7 +9,8 @@ PUSHES = Counter(
     "Posts to push services, by outcome: `sent`; `gone` (404/410: the subscription was "
     "deleted); `retried` (no answer, 429 or 5xx: tried again later); `failed` (refused, or "
     "still failing after the last retry); `skipped` (expired meanwhile, or the endpoint's host "
-    "is no longer allowed).",
+    "is no longer allowed); `off_shift` (not posted: the user is off shift and the alert is not "
+    "critical).",
     ["outcome"],
 )
 QUEUE_ERRORS = Counter(

@@ -6,6 +6,9 @@ from collections.abc import Sequence
 
 from django.db.models import Q
 
+from config import timestamps
+from shifts import selectors as shifts
+
 from .models import PushSubscription
 
 
@@ -25,3 +28,16 @@ def subscriptions_reached(*, warehouse_id: int, inboxes: Sequence[str]) -> list[
         .distinct()
         .order_by("pk")
     )
+
+
+def on_shift_only(
+    subscriptions: Sequence[PushSubscription], *, warehouse_id: int
+) -> list[PushSubscription]:
+    """Those of the subscriptions whose user is on shift in the warehouse now (SPEC 13: Web
+    Push reaches only members on shift; the schedule is cached, no query in steady state)."""
+    on = shifts.on_shift_user_ids(
+        warehouse_id=warehouse_id,
+        user_ids={s.user_id for s in subscriptions},
+        at=timestamps.now(),
+    )
+    return [s for s in subscriptions if s.user_id in on]

@@ -76,6 +76,7 @@ class Outcome(StrEnum):
     RETRY = "retried"
     FAILED = "failed"
     SKIPPED = "skipped"
+    OFF_SHIFT = "off_shift"  # not posted: the user is off shift (SPEC 13) and it is not critical
 
 
 @dataclass(frozen=True)

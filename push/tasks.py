@@ -8,6 +8,8 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
+from notifications.domain import Severity
+
 from . import metrics, selectors, services
 from .http import PushSession
 from .models import PushSubscription
@@ -20,13 +22,21 @@ logger = logging.getLogger(__name__)
 def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     """Queued after an alert reached these inboxes: post it to every push subscription, for
     its warehouse, of the users the inboxes stand for (role members resolved now). Each
-    browser whose push service did not answer gets its own retries (`push_retry`)."""
+    browser whose push service did not answer gets its own retries (`push_retry`).
+
+    Users off shift in the alert's warehouse (SPEC 13) are not pushed, unless it is critical:
+    their inbox has it all the same."""
     note = Alert.from_json(alert)
     counts: dict[str, int] = {}
     session = PushSession()
-    for subscription in selectors.subscriptions_reached(
-        warehouse_id=note.warehouse, inboxes=inboxes
-    ):
+    reached = selectors.subscriptions_reached(warehouse_id=note.warehouse, inboxes=inboxes)
+    if note.severity != Severity.CRITICAL:
+        on_shift = selectors.on_shift_only(reached, warehouse_id=note.warehouse)
+        if len(on_shift) < len(reached):
+            counts[services.Outcome.OFF_SHIFT] = len(reached) - len(on_shift)
+            metrics.PUSHES.labels(services.Outcome.OFF_SHIFT).inc(len(reached) - len(on_shift))
+        reached = on_shift
+    for subscription in reached:
         attempt = services.send(subscription, note, session=session)
         if attempt.outcome == services.Outcome.RETRY:
             _retry_later(subscription.pk, alert, retry=1, retry_after=attempt.retry_after)

@@ -54,7 +54,7 @@ class WithSubscriptionCount(admin.ModelAdmin):
 
 @admin.register(Warehouse)
 class WarehouseAdmin(WithSubscriptionCount):
-    list_display = ["code", "name", "is_active", "subscriptions"]
+    list_display = ["code", "name", "timezone", "is_active", "subscriptions"]
     list_filter = ["is_active"]
     search_fields = ["code", "name"]
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -18,10 +20,32 @@ code_validator = RegexValidator(
 )
 
 
+def validate_timezone(value: str) -> None:
+    """An IANA zone name the standard library knows (Europe/Berlin, Asia/Shanghai, UTC)."""
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(
+            "%(value)s is not a time zone name such as Europe/Berlin or Asia/Shanghai.",
+            params={"value": value},
+        ) from None
+
+
+def default_timezone() -> str:
+    return str(settings.TIME_ZONE)
+
+
 class Warehouse(models.Model):
     code = models.CharField(max_length=16, unique=True, validators=[code_validator])
     name = models.CharField(max_length=100)
     is_active = models.BooleanField(default=True)
+    timezone = models.CharField(
+        max_length=64,
+        default=default_timezone,
+        validators=[validate_timezone],
+        help_text="The IANA time zone of the warehouse, e.g. Asia/Shanghai: its shifts' times "
+        "are local times in this zone.",
+    )
 
     class Meta:
         ordering = ["code"]

@@ -222,8 +222,10 @@ class SnoozeInput(WarehouseQuery):
         parsed = parse_datetime(value.strip())
         if parsed is None or parsed.tzinfo is None:
             raise serializers.ValidationError(
-                _('Send an ISO 8601 time with its zone (e.g. "2026-11-21T08:15:00Z") or '
-                  '"next_shift".')
+                _(
+                    'Send an ISO 8601 time with its zone (e.g. "2026-11-21T08:15:00Z") or '
+                    '"next_shift".'
+                )
             )
         return int(parsed.timestamp() * 1000)
 

@@ -149,7 +149,7 @@ def test_an_unread_one_read_before_the_snooze_comes_back_unread(crew, warehouse,
         ("2026-11-21T08:15:00", "ISO 8601"),  # no zone
         ("2000-01-01T00:00:00Z", "future"),
         ("2999-01-01T00:00:00Z", "at most"),
-        ("next_shift", "shift"),
+        ("next_shift", "shift"),  # no shift of rita's roles in this warehouse
     ],
 )
 def test_bad_times_are_400(crew, warehouse, send, until, fragment):
@@ -257,7 +257,9 @@ def test_claiming_what_i_snoozed_ends_my_snooze(crew, warehouse, send):
     note = send()
     snooze(clients["rita"], note.id, warehouse, in_an_hour())
 
-    claimed = lifecycle.claim(user=users["rita"], warehouse_id=warehouse.pk, notification_id=note.id)
+    claimed = lifecycle.claim(
+        user=users["rita"], warehouse_id=warehouse.pk, notification_id=note.id
+    )
 
     assert (claimed.snoozed_until_ms, claimed.read) == (None, True)
     assert selectors.snoozed(user=users["rita"], warehouse_id=warehouse.pk) == []
@@ -286,9 +288,11 @@ def test_beat_wakes_due_snoozes_in_batches_with_a_new_cursor(
 
     assert unread(clients["rita"], warehouse)["unread_count"] == 3
     assert unread(clients["ralf"], warehouse)["unread_count"] == 4  # his own snooze holds
-    followed = clients["rita"].get(
-        "/api/v1/notifications/", {"warehouse": warehouse.pk, "since": start["next_since"]}
-    ).json()
+    followed = (
+        clients["rita"]
+        .get("/api/v1/notifications/", {"warehouse": warehouse.pk, "since": start["next_since"]})
+        .json()
+    )
     assert [n["id"] for n in followed["results"]] == [n.id for n in notes[:3]]
     assert all(n["read"] is False and n["snoozed_until"] is None for n in followed["results"])
     assert events_of(users["rita"], warehouse, notes[0].id)[-1] == ("woke", None)
@@ -360,7 +364,9 @@ def test_snooze_answers_in_xml(crew, warehouse, send):
     _, clients = crew
     note = send()
 
-    answer = snooze(clients["rita"], note.id, warehouse, in_an_hour(), HTTP_ACCEPT="application/xml")
+    answer = snooze(
+        clients["rita"], note.id, warehouse, in_an_hour(), HTTP_ACCEPT="application/xml"
+    )
     listed = clients["rita"].get(
         "/api/v1/notifications/",
         {"warehouse": warehouse.pk, "include_read": "true"},
@@ -381,3 +387,34 @@ def test_the_schema_documents_snoozed_until_and_the_endpoints(client):
         "post",
         "delete",
     }
+
+
+def test_next_shift_is_the_next_start_of_a_shift_of_my_roles(crew, warehouse, role, send, clock):
+    import datetime as dt
+
+    from shifts import cache as shift_cache
+    from shifts.models import Shift
+
+    shift_cache.forget()
+    warehouse.timezone = "Europe/Berlin"
+    warehouse.save()
+    Shift.objects.create(
+        warehouse=warehouse,
+        role=role,
+        name="Night",
+        starts=dt.time(22, 0),
+        ends=dt.time(6, 0),
+        weekdays=[],
+    )
+    # A Wednesday in winter, noon in Berlin (UTC+1): the night shift starts at 21:00 UTC.
+    noon = dt.datetime(2026, 1, 14, 11, 0, tzinfo=dt.UTC)
+    clock.stop_at(int(noon.timestamp() * 1000))
+    _, clients = crew
+    note = send()
+
+    answer = snooze(clients["rita"], note.id, warehouse, "next_shift")
+
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["snoozed_until"] == "2026-01-14T21:00:00.000Z"
+    assert unread(clients["rita"], warehouse)["unread_count"] == 0
+    shift_cache.forget()

@@ -1,0 +1,127 @@
+"""Every shift, its warehouse's zone and the members of the roles that have shifts, held per
+process so that no poll, publish or push reads the database for them in steady state.
+
+It rides on the directory's version (directory/cache.py): saving or deleting a shift bumps
+that version (shifts/signals.py), as do the changes the directory already watches (a
+warehouse's time zone, a user's groups, a user made inactive). A process that sees a new
+version reloads the whole schedule once: shifts are few (a handful per warehouse and role).
+A reload is kept only when the version did not move while it read the database (the same
+rule as the directory's fills), and a copy older than MAX_AGE_SECONDS is reloaded anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import User
+
+from config.redis import as_text, get_redis
+from directory import cache as directory_cache
+from directory.keys import version_key
+
+from .schedule import ShiftTimes
+
+MAX_AGE_SECONDS = directory_cache.MAX_AGE_SECONDS
+
+
+@dataclass(frozen=True)
+class ShiftEntry:
+    """One shift as plain values."""
+
+    id: int
+    warehouse_id: int
+    role_id: int
+    name: str
+    release_claims: bool
+    times: ShiftTimes
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Every shift by warehouse, and the active members (id, username) of each role that has
+    a shift somewhere."""
+
+    by_warehouse: dict[int, tuple[ShiftEntry, ...]] = field(default_factory=dict)
+    members: dict[int, tuple[tuple[int, str], ...]] = field(default_factory=dict)
+    role_names: dict[int, str] = field(default_factory=dict)
+
+    def of(self, warehouse_id: int, role_id: int | None = None) -> tuple[ShiftEntry, ...]:
+        shifts = self.by_warehouse.get(int(warehouse_id), ())
+        if role_id is None:
+            return shifts
+        return tuple(s for s in shifts if s.role_id == int(role_id))
+
+
+class _Holder:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.version = ""
+        self.loaded_at = 0.0
+        self.schedule: Schedule | None = None
+        self.loads = 0  # how many times this process read the database (tests count it)
+
+
+_holder = _Holder()
+
+
+def _load() -> Schedule:
+    from django.contrib.auth.models import Group
+
+    from .models import Shift
+
+    by_warehouse: dict[int, list[ShiftEntry]] = {}
+    for shift in Shift.objects.select_related("warehouse").order_by("starts", "pk"):
+        by_warehouse.setdefault(shift.warehouse_id, []).append(
+            ShiftEntry(
+                id=shift.pk,
+                warehouse_id=shift.warehouse_id,
+                role_id=shift.role_id,
+                name=shift.name,
+                release_claims=shift.release_claims,
+                times=shift.times(),
+            )
+        )
+    role_ids = {s.role_id for shifts in by_warehouse.values() for s in shifts}
+    members: dict[int, list[tuple[int, str]]] = {}
+    rows = (
+        User.groups.through.objects.filter(group_id__in=role_ids, user__is_active=True)
+        .order_by("user__username")
+        .values_list("group_id", "user_id", "user__username")
+    )
+    for role_id, user_id, username in rows:
+        members.setdefault(role_id, []).append((user_id, username))
+    return Schedule(
+        by_warehouse={k: tuple(v) for k, v in by_warehouse.items()},
+        members={k: tuple(v) for k, v in members.items()},
+        role_names=dict(Group.objects.filter(pk__in=role_ids).values_list("pk", "name")),
+    )
+
+
+def schedule() -> Schedule:
+    """The schedule as of the directory's current version (read once per request)."""
+    _, version = directory_cache.checked()
+    now = time.monotonic()
+    held = _holder.schedule
+    fresh = now - _holder.loaded_at < MAX_AGE_SECONDS
+    if held is not None and _holder.version == version and fresh:
+        return held
+    loaded = _load()
+    _holder.loads += 1
+    still = get_redis().get(version_key())
+    if still is not None and as_text(still) == version:
+        with _holder.lock:
+            _holder.version, _holder.loaded_at, _holder.schedule = version, now, loaded
+    return loaded
+
+
+def loads() -> int:
+    """How many times this process has loaded the schedule from the database."""
+    return _holder.loads
+
+
+def forget() -> None:
+    """Drop this process's copy (tests)."""
+    with _holder.lock:
+        _holder.version, _holder.loaded_at, _holder.schedule = "", 0.0, None

@@ -1,0 +1,94 @@
+"""Shifts of a role in a warehouse (and, later in this module, the handovers at their ends)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from subscriptions.models import Warehouse
+
+from .schedule import ShiftTimes
+
+WEEKDAY_NAMES = {1: "Mon", 2: "Tue", 3: "Wed", 4: "Thu", 5: "Fri", 6: "Sat", 7: "Sun"}
+
+
+def validate_weekdays(value: Any) -> None:
+    """A list of distinct ISO weekday numbers (1 = Monday ... 7 = Sunday); empty = every day."""
+    if not isinstance(value, list) or any(
+        isinstance(day, bool) or not isinstance(day, int) or not 1 <= day <= 7 for day in value
+    ):
+        raise ValidationError(
+            _("Weekdays are a list of numbers from 1 (Monday) to 7 (Sunday), e.g. [1, 2, 3]."),
+            code="weekdays",
+        )
+    if len(set(value)) != len(value):
+        raise ValidationError(_("Each weekday may be listed once."), code="weekdays_repeated")
+
+
+class Shift(models.Model):
+    """A role works in a warehouse from `starts` to `ends` (local times in the warehouse's
+    zone) on the weekdays it starts on. Shifts of one role may overlap."""
+
+    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="shifts")
+    role = models.ForeignKey(
+        Group,
+        on_delete=models.CASCADE,
+        related_name="shifts",
+        help_text=_("The role (group) working this shift; its members are on shift while it runs."),
+    )
+    name = models.CharField(max_length=100, help_text=_("e.g. Early, Late, Night"))
+    starts = models.TimeField(help_text=_("Local time in the warehouse's time zone."))
+    ends = models.TimeField(
+        help_text=_(
+            "Local time. Not after the start means the shift crosses midnight and ends the "
+            "next day (22:00 to 06:00); the same time as the start is a 24-hour shift."
+        )
+    )
+    weekdays = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[validate_weekdays],
+        help_text=_(
+            "ISO numbers of the days the shift starts on, 1 = Monday ... 7 = Sunday, e.g. "
+            "[1, 2, 3, 4, 5]; empty = every day. A night shift is listed by the day it starts."
+        ),
+    )
+    release_claims = models.BooleanField(
+        default=True,
+        help_text=_(
+            "At the end of the shift, alerts claimed by members going off shift go back to open."
+        ),
+    )
+
+    class Meta:
+        ordering = ["warehouse__code", "role__name", "starts", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.starts:%H:%M}-{self.ends:%H:%M})"
+
+    def clean(self) -> None:
+        super().clean()
+        if isinstance(self.weekdays, list) and all(isinstance(d, int) for d in self.weekdays):
+            self.weekdays = sorted(self.weekdays)
+        for value in (self.starts, self.ends):
+            if value is not None and (value.second, value.microsecond) != (0, 0):
+                raise ValidationError(_("Shift times are whole minutes (HH:MM)."), code="minutes")
+
+    @property
+    def weekdays_label(self) -> str:
+        if not self.weekdays:
+            return str(_("every day"))
+        return ", ".join(WEEKDAY_NAMES.get(day, str(day)) for day in sorted(self.weekdays))
+
+    def times(self, timezone: str | None = None) -> ShiftTimes:
+        """Its schedule, in `timezone` (default: its warehouse's)."""
+        return ShiftTimes(
+            starts=self.starts,
+            ends=self.ends,
+            weekdays=tuple(sorted(self.weekdays or ())),
+            timezone=timezone or self.warehouse.timezone,
+        )
