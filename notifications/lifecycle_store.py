@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from config.redis import LuaScript, as_text, get_redis, texts
+from config.redis import LuaScript, as_text, get_redis, scored, texts
 
 from . import keys
 from .domain import Actor, Event, HistoryEntry, InboxItem
@@ -288,47 +288,43 @@ class Snoozed:
 
 
 def snoozed_after(warehouse_id: int, *, at_ms: int, limit: int) -> list[Snoozed]:
-    """Snoozes waking after `at_ms`, earliest first: at most `limit` index entries read (one
-    round trip of 4 commands), those of expired or resolved alerts left out."""
+    """Snoozes waking after `at_ms`, earliest first: at most `limit` index entries read, in two
+    round trips (the index, then their contents, states, flags and expiry); those of expired
+    or resolved alerts are left out."""
     client = get_redis()
-    entries = client.zrangebyscore(
-        keys.snoozes(warehouse_id), f"({at_ms}", "+inf", start=0, num=limit, withscores=True
+    entries = scored(
+        client.zrangebyscore(
+            keys.snoozes(warehouse_id), f"({at_ms}", "+inf", start=0, num=limit, withscores=True
+        )
     )
     if not entries:
         return []
-    members = [as_text(member) for member, _ in entries]
-    slots = [member.split(":", 1)[1] for member in members]
+    slots = [member.split(":", 1)[1] for member, _ in entries]
     pipe = client.pipeline(transaction=False)
     pipe.hmget(keys.contents(warehouse_id), slots)
     pipe.hmget(keys.states(warehouse_id), slots)
     pipe.hmget(keys.flags(warehouse_id), slots)
     for slot in slots:
         pipe.zscore(keys.expiry(warehouse_id), slot)
-    contents, states, flags, *expiries = pipe.execute()
+    replies = pipe.execute()
+    contents, states, flags, expiries = replies[0], replies[1], replies[2], replies[3:]
     found = []
     for (member, until), content, state, flag, expires in zip(
-        zip(members, (score for _, score in entries), strict=True),
-        contents,
-        states,
-        flags,
-        expiries,
-        strict=True,
+        entries, contents, states, flags, expiries, strict=True
     ):
         if content is None or expires is None or float(expires) <= at_ms:
             continue
-        note = json.loads(content)
         lifecycle = json.loads(state) if state else {}
         status = lifecycle.get("status", "open")
         if status == "resolved":
             continue
-        severity = lifecycle.get("severity") or note.get("severity") or "info"
-        if flag:
-            severity = ("info", "warning", "critical")[int(as_text(flag)[1])]
+        note = json.loads(content)
+        level = int(as_text(flag)[1:2] or 0) if flag else 0
         found.append(
             Snoozed(
                 id=note["id"],
                 title=note["title"],
-                severity=severity,
+                severity=("info", "warning", "critical")[level],
                 status=status,
                 user_id=int(member.split(":", 1)[0]),
                 until_ms=int(until),

@@ -33,7 +33,9 @@ def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
     expect(page.locator("#unread-count")).to_have_text("2")
     snooze = entry(page, "Replenish A-01-03").get_by_role("button", name="Snooze 1 h")
     box = snooze.bounding_box()
-    assert box is not None and box["height"] >= 44 and box["width"] >= 44
+    assert box is not None
+    assert box["height"] >= 44
+    assert box["width"] >= 44
 
     snooze.click()
 
