@@ -1,7 +1,8 @@
 -- The read model's shared helpers (README "The read model"). The loader puts this file in
 -- front of publish.lua, inbox.lua, lifecycle.lua, expire.lua and forget_reader.lua (LuaScript
--- prelude): written once, never copied. Each script declares the keys at its own KEYS positions, so every helper
--- takes the keys it touches as arguments. No writes of its own at load time.
+-- prelude): written once, never copied. Each script declares the keys at its own KEYS
+-- positions, so every helper takes the keys it touches as arguments. No writes of its own at
+-- load time.
 -- KEYS[] none of its own: each helper's `..._key` parameters are KEYS entries of the script.
 -- ARGV none of its own.
 -- Returns nothing: it only defines local functions for the script that follows it.
