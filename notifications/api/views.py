@@ -191,7 +191,7 @@ class SnoozeView(NotificationAPIView):
 
     @extend_schema(
         request=s.SnoozeInput,
-        responses={**LIFECYCLE_RESPONSES, 400: s.DetailOutput, 409: s.ConflictOutput},
+        responses={**LIFECYCLE_RESPONSES, 409: s.ConflictOutput},
         summary="Snooze it for me until a time or my next shift",
         description="For me alone it leaves my unread count, `by_severity`, `latest` and default "
         "list until then, then comes back unread with a new cursor; a re-raise, an escalation "
