@@ -58,8 +58,11 @@ export function statusLine(note) {
   return parts.length ? h("span", { className: "status-line" }, ...parts) : null;
 }
 
-/** The buttons that make sense for this user now; each carries data-action and data-id. */
-export function actionButtons(note, me) {
+/**
+ * The buttons that make sense for this user now; each carries data-action and data-id.
+ * `snooze`: also offer snoozing (the dialog: a card on a handheld has room for two or three).
+ */
+export function actionButtons(note, me, { snooze = false } = {}) {
   const button = (action, label, extra = "") => h("button", {
     type: "button",
     className: `btn btn-small ${extra}`.trim(),
@@ -75,7 +78,7 @@ export function actionButtons(note, me) {
   // Snooze is mine alone: out of my unread ones until then (SPEC 13).
   if (note.snoozed_until) {
     buttons.push(button("wake", gettext("Wake")));
-  } else {
+  } else if (snooze) {
     buttons.push(button("snooze-hour", gettext("Snooze 1 h")));
     buttons.push(button("snooze-shift", gettext("Snooze until my next shift")));
   }

@@ -656,7 +656,7 @@ export class NotificationCenter {
   #renderLifecycle(note) {
     replaceChildren(byId("dialog-severity"), [severityChip(note)]);
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
-    replaceChildren(byId("dialog-actions"), actionButtons(note, this.me));
+    replaceChildren(byId("dialog-actions"), actionButtons(note, this.me, { snooze: true }));
     // An open history view follows the changes.
     if (!byId("dialog-history").hidden) void this.#loadHistory();
   }
