@@ -228,6 +228,18 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{_INBOX}, {_LIFECYCLE}, {_EXPIRE}",
     ),
     KeyFamily(
+        f"{W}:snoozes",
+        "sorted set",
+        "`<user id>:<slot>` → when that user's snooze of it wakes (ms); Celery beat pops the due ones by score, in batches",
+        f"{_LIFECYCLE}, {_EXPIRE}, notifications/lua/forget_reader.lua (removes)",
+    ),
+    KeyFamily(
+        f"{W}:snoozers",
+        "hash",
+        "slot → ` <user id> …`: who snoozed it (a re-raise, escalation or release wakes them); `u:<user id>` → ` <slot> …`: what the user snoozed",
+        f"{_LIFECYCLE}, {_EXPIRE}, notifications/lua/forget_reader.lua (removes)",
+    ),
+    KeyFamily(
         f"{W}:rule:<rule id>:alerts",
         "hash",
         "alert key → id of the notification a rule last raised for it (re-raised by a reminder, resolved when the key clears)",

@@ -380,6 +380,25 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
+# --- Snooze (SPEC section 13) -------------------------------------------------------------
+# A snooze may run at most this long; beat wakes due snoozes this often, at most this many per
+# Redis read per warehouse.
+NOTIFICATION_SNOOZE_MAX_SECONDS = env.int("NOTIFICATION_SNOOZE_MAX_SECONDS", default=7 * 86400)
+NOTIFICATION_SNOOZE_WAKE_SECONDS = env.float("NOTIFICATION_SNOOZE_WAKE_SECONDS", default=15.0)
+NOTIFICATION_SNOOZE_BATCH = env.int("NOTIFICATION_SNOOZE_BATCH", default=100)
+# The Snoozed list of the page shows at most this many.
+NOTIFICATION_SNOOZED_LIST_MAX = env.int("NOTIFICATION_SNOOZED_LIST_MAX", default=200)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "wake-snoozed-notifications": {
+            "task": "notifications.tasks.wake_snoozed_notifications",
+            "schedule": NOTIFICATION_SNOOZE_WAKE_SECONDS,
+            # A tick queued while no worker ran is dropped: the next one finds what is due.
+            "options": {"expires": NOTIFICATION_SNOOZE_WAKE_SECONDS},
+        },
+    }
+)
+
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
 CHAT_MAX_MEMBERS = env.int("CHAT_MAX_MEMBERS", default=50)  # the creator included

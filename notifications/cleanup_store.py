@@ -15,7 +15,18 @@ from subscriptions.models import subscriber_id
 
 from . import keys
 
-_forget_reader = LuaScript.beside(__file__, "forget_reader")
+# The prelude brings the snooze helpers (a deleted user's snoozes go with their read state).
+_forget_reader = LuaScript.beside(__file__, "forget_reader", prelude="read_model")
+
+
+def _reader_keys(warehouse_id: int) -> list[str]:
+    """KEYS of lua/forget_reader.lua."""
+    return [
+        keys.watermarks(warehouse_id),
+        keys.read_open(warehouse_id),
+        keys.snoozes(warehouse_id),
+        keys.snoozers(warehouse_id),
+    ]
 
 
 def scan_keys(pattern: str, count: int) -> Iterator[list[str]]:
@@ -42,7 +53,7 @@ def remove_keys(
         for user_id in user_ids:
             batch.script(
                 _forget_reader,
-                keys=[keys.watermarks(warehouse_id), keys.read_open(warehouse_id)],
+                keys=_reader_keys(warehouse_id),
                 args=[user_id],
             )
     return sum(int(removed) for removed in batch.execute()[:unlinks])
@@ -50,8 +61,8 @@ def remove_keys(
 
 def forget_user(warehouse_ids: Sequence[int], user_id: int) -> int:
     """Remove a user's own inbox and read marks, their readers entry and their fields in the
-    read model's shared hashes (watermark, read counts) in these warehouses, in one round trip;
-    returns how many keys existed."""
+    read model's shared hashes (watermark, read counts, snoozes) in these warehouses, in one
+    round trip; returns how many keys existed."""
     batch = Batch()
     own = subscriber_id(user_id=user_id)
     for warehouse_id in warehouse_ids:
@@ -61,7 +72,7 @@ def forget_user(warehouse_ids: Sequence[int], user_id: int) -> int:
         batch.command("SREM", keys.readers(warehouse_id), user_id)
         batch.script(
             _forget_reader,
-            keys=[keys.watermarks(warehouse_id), keys.read_open(warehouse_id)],
+            keys=_reader_keys(warehouse_id),
             args=[user_id],
         )
     return sum(int(r) for r in batch.execute()[0::3])

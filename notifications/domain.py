@@ -37,6 +37,8 @@ class Event(StrEnum):
     RESOLVED = "resolved"
     ESCALATED = "escalated"
     RERAISED = "reraised"
+    SNOOZED = "snoozed"
+    WOKE = "woke"
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class InboxItem:
     cursor: int
     read: bool
     state: Lifecycle | None = None  # None: never changed since publishing
+    snoozed_until_ms: int | None = None  # the user's snooze of it: when it wakes
 
     @property
     def lifecycle(self) -> Lifecycle:
@@ -138,6 +141,7 @@ class HistoryEntry:
     event: Event
     at_ms: int
     by: Actor | None = None
+    until_ms: int | None = None  # snoozed: until when
 
 
 @dataclass(frozen=True)

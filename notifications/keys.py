@@ -154,6 +154,18 @@ def read_open(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:readopen"
 
 
+def snoozes(warehouse_id: int) -> str:
+    """Sorted set "<user id>:<slot>" -> when that user's snooze of it wakes (ms): beat pops the
+    due ones by score, in batches."""
+    return f"{warehouse_prefix(warehouse_id)}:snoozes"
+
+
+def snoozers(warehouse_id: int) -> str:
+    """Hash slot -> " <user id> ...": who snoozed it (a re-raise, escalation or release wakes
+    them); "u:<user id>" -> " <slot> ...": what the user snoozed."""
+    return f"{warehouse_prefix(warehouse_id)}:snoozers"
+
+
 def route_class(subscribers: Iterable[str]) -> str:
     """The class id of a route: the first 12 hex digits of the SHA-1 of its sorted inboxes
     joined by spaces (lua/lifecycle.lua computes the same for an escalated route)."""

@@ -1,4 +1,5 @@
-"""Writes of the alert lifecycle (SPEC section 7): claim, release, resolve, escalate, re-raise.
+"""Writes of the alert lifecycle (SPEC section 7): claim, release, resolve, escalate, re-raise,
+and each user's snooze (SPEC section 13).
 
 Each change is one atomic script call (lua/lifecycle.lua) that gives the notification a new
 cursor, so polling clients receive its new state; reads of its history are in selectors.
@@ -57,14 +58,23 @@ def actor_of(user: User) -> Actor:
     return Actor(id=int(user.pk), username=user.get_username())
 
 
-def _by_user(op: str, *, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
+def _by_user(
+    op: str,
+    *,
+    user: User,
+    warehouse_id: int,
+    notification_id: str,
+    now_ms: int | None = None,
+    args: tuple[object, ...] = (),
+) -> InboxItem:
     answer = lifecycle_store.change_by_user(
         op,
         warehouse_id=warehouse_id,
         notification_id=str(notification_id),
         actor=actor_of(user),
         role_ids=role_ids_of(user),
-        now_ms=timestamps.now_ms(),
+        now_ms=timestamps.now_ms() if now_ms is None else now_ms,
+        args=args,
     )
     return _checked(answer)
 
@@ -139,6 +149,90 @@ def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
         now_ms=timestamps.now_ms(),
     )
     return answer if answer.changed else None
+
+
+# --- Snooze (SPEC section 13) -----------------------------------------------------------------
+
+NEXT_SHIFT = "next_shift"
+
+
+class NoShift(errors.Invalid):
+    """`next_shift` asked, and no shift of the user's roles starts in that warehouse."""
+
+    default_code = "no_shift"
+
+
+def next_shift_start_ms(*, user: User, warehouse_id: int, at_ms: int) -> int | None:
+    """When the next shift of one of the user's roles starts in the warehouse (ms), or None
+    (none of their roles has a shift there). From the shifts app's cached schedule."""
+    start = shift_selectors.next_shift_start(
+        user=user, warehouse_id=warehouse_id, at=timestamps.ms_to_datetime(at_ms)
+    )
+    return None if start is None else int(start.timestamp() * 1000)
+
+
+def snooze(*, user: User, warehouse_id: int, notification_id: str, until: int | str) -> InboxItem:
+    """Hide an open or claimed alert from the user alone (their unread count, by_severity,
+    latest and default list) until `until` (ms since the epoch, or NEXT_SHIFT); it then comes
+    back unread with a new cursor. Snoozing again moves the time. Invalid for a time not in the
+    future or more than NOTIFICATION_SNOOZE_MAX_SECONDS ahead; AlreadyResolved for a resolved
+    one."""
+    now = timestamps.now_ms()
+    if until == NEXT_SHIFT:
+        start = next_shift_start_ms(user=user, warehouse_id=warehouse_id, at_ms=now)
+        if start is None:
+            raise NoShift(
+                gettext("No shift of your roles starts in this warehouse."), field="until"
+            )
+        until = start
+    if not isinstance(until, int):
+        raise errors.Invalid(gettext('A time or "next_shift" is required.'), field="until")
+    if until <= now:
+        raise errors.Invalid(gettext("The time must be in the future."), field="until")
+    most = int(settings.NOTIFICATION_SNOOZE_MAX_SECONDS)
+    if until > now + most * 1000:
+        raise errors.Invalid(
+            gettext("A snooze can last at most %(hours)s hours.") % {"hours": most // 3600},
+            field="until",
+        )
+    return _by_user(
+        "snooze",
+        user=user,
+        warehouse_id=warehouse_id,
+        notification_id=notification_id,
+        now_ms=now,
+        args=(until,),
+    )
+
+
+def wake(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
+    """End the user's snooze of it now (a no-op when they have none): unread again for them,
+    with a new cursor."""
+    return _by_user("wake", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
+
+
+def wake_due_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
+    """Wake every snooze of one warehouse whose time has come; returns how many came back.
+
+    Reads due entries by score in batches of settings.NOTIFICATION_SNOOZE_BATCH (never all
+    alerts); the script wakes only those still due, so concurrent workers wake each once.
+    """
+    now = timestamps.now_ms() if at_ms is None else at_ms
+    limit = settings.NOTIFICATION_SNOOZE_BATCH
+    woken = 0
+    while True:
+        due = lifecycle_store.due_snoozes(warehouse_id, now_ms=now, limit=limit)
+        woken += lifecycle_store.wake_due(warehouse_id, entries=due, now_ms=now)
+        if len(due) < limit:
+            return woken
+
+
+def wake_due_all(*, at_ms: int | None = None) -> int:
+    """What Celery beat runs (every NOTIFICATION_SNOOZE_WAKE_SECONDS): every warehouse."""
+    total = 0
+    for warehouse_id in Warehouse.objects.values_list("id", flat=True):
+        total += wake_due_warehouse(warehouse_id, at_ms=at_ms)
+    return total
 
 
 # --- Escalation (Celery beat) ----------------------------------------------------------------

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from config.redis import LuaScript, as_text, get_redis, texts
+from config.redis import LuaScript, as_text, get_redis, scored, texts
 
 from . import keys
 from .domain import Actor, Event, HistoryEntry, InboxItem
@@ -70,6 +70,8 @@ def _fixed_keys(warehouse_id: int, now_ms: int, actor_id: int | None) -> list[st
         keys.read_marks(warehouse_id, actor_id or 0),
         keys.readers(warehouse_id),
         *read_model_keys(warehouse_id),
+        keys.snoozes(warehouse_id),
+        keys.snoozers(warehouse_id),
     ]
 
 
@@ -102,7 +104,10 @@ def _answer(reply: list) -> Answer:
     outcome = Outcome(as_text(reply[0]))
     if outcome == Outcome.MISSING:
         return Answer(outcome)
-    return Answer(outcome, item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3]))
+    snoozed = reply[6] if len(reply) > 6 else None
+    return Answer(
+        outcome, item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3], snoozed)
+    )
 
 
 def change_by_user(
@@ -113,8 +118,10 @@ def change_by_user(
     actor: Actor,
     role_ids: Sequence[int],
     now_ms: int,
+    args: Sequence[object] = (),
 ) -> Answer:
-    """claim, release or resolve by a user who must see the notification (own or role inbox)."""
+    """claim, release, resolve, snooze (`args`: when it wakes, ms) or wake by a user who must
+    see the notification (own or role inbox)."""
     reply = _call(
         op,
         warehouse_id=warehouse_id,
@@ -122,6 +129,7 @@ def change_by_user(
         now_ms=now_ms,
         actor=actor,
         extra_keys=visible_inboxes(warehouse_id, actor.id, role_ids),
+        extra_args=args,
     )
     return _answer(reply)
 
@@ -230,7 +238,13 @@ def history(
     raw = as_text(reply[4] or "")
     events = json.loads(f"[{raw}]") if raw else []
     return answer.item, [
-        HistoryEntry(Event(e["event"]), int(e["at"]), Actor.from_json(e.get("by"))) for e in events
+        HistoryEntry(
+            Event(e["event"]),
+            int(e["at"]),
+            Actor.from_json(e.get("by")),
+            None if e.get("until") is None else int(e["until"]),
+        )
+        for e in events
     ]
 
 
@@ -247,6 +261,90 @@ def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tu
         # Gone already (expired and swept): "" makes the script drop it from the index.
         due.append((slot, json.loads(content)["message_type"] if content else ""))
     return due
+
+
+# --- Snoozes --------------------------------------------------------------------------------
+
+
+def due_snoozes(warehouse_id: int, *, now_ms: int, limit: int) -> list[str]:
+    """Up to `limit` snoozes due to wake ("<user id>:<slot>"), earliest first."""
+    return texts(
+        get_redis().zrangebyscore(keys.snoozes(warehouse_id), "-inf", now_ms, start=0, num=limit)
+    )
+
+
+def wake_due(warehouse_id: int, *, entries: Sequence[str], now_ms: int) -> int:
+    """Wake these snoozes (from due_snoozes) that are still due, in one call; returns how many
+    came back (each with a new cursor, history `woke` by nobody)."""
+    if not entries:
+        return 0
+    reply = _call(
+        "wake_due",
+        warehouse_id=warehouse_id,
+        target="",
+        now_ms=now_ms,
+        actor=None,
+        extra_args=entries,
+    )
+    return int(reply[0])
+
+
+@dataclass(frozen=True)
+class Snoozed:
+    """One user's snooze of one alert (the handover's "snoozed past the change")."""
+
+    id: str
+    title: str
+    severity: str
+    status: str
+    user_id: int
+    until_ms: int
+
+
+def snoozed_after(warehouse_id: int, *, at_ms: int, limit: int) -> list[Snoozed]:
+    """Snoozes waking after `at_ms`, earliest first: at most `limit` index entries read, in two
+    round trips (the index, then their contents, states, flags and expiry); those of expired
+    or resolved alerts are left out."""
+    client = get_redis()
+    entries = scored(
+        client.zrangebyscore(
+            keys.snoozes(warehouse_id), f"({at_ms}", "+inf", start=0, num=limit, withscores=True
+        )
+    )
+    if not entries:
+        return []
+    slots = [member.split(":", 1)[1] for member, _ in entries]
+    pipe = client.pipeline(transaction=False)
+    pipe.hmget(keys.contents(warehouse_id), slots)
+    pipe.hmget(keys.states(warehouse_id), slots)
+    pipe.hmget(keys.flags(warehouse_id), slots)
+    for slot in slots:
+        pipe.zscore(keys.expiry(warehouse_id), slot)
+    replies = pipe.execute()
+    contents, states, flags, expiries = replies[0], replies[1], replies[2], replies[3:]
+    found = []
+    for (member, until), content, state, flag, expires in zip(
+        entries, contents, states, flags, expiries, strict=True
+    ):
+        if content is None or expires is None or float(expires) <= at_ms:
+            continue
+        lifecycle = json.loads(state) if state else {}
+        status = lifecycle.get("status", "open")
+        if status == "resolved":
+            continue
+        note = json.loads(content)
+        level = int(as_text(flag)[1:2] or 0) if flag else 0
+        found.append(
+            Snoozed(
+                id=note["id"],
+                title=note["title"],
+                severity=("info", "warning", "critical")[level],
+                status=status,
+                user_id=int(member.split(":", 1)[0]),
+                until_ms=int(until),
+            )
+        )
+    return found
 
 
 def severity_levels(warehouse_id: int, slots: Sequence[str]) -> list[int | None]:

@@ -9,7 +9,8 @@ from config import metrics, timestamps
 from directory import cache as directory
 
 from . import lifecycle_store, store
-from .domain import Actor, Event, HistoryEntry, InboxPage, UnreadSummary
+from .domain import Actor, Event, HistoryEntry, InboxItem, InboxPage, UnreadSummary
+from .lifecycle_store import Snoozed
 
 
 def role_ids_of(user: AbstractBaseUser) -> list[int]:
@@ -88,3 +89,22 @@ def history(
         return None
     item, events = found
     return [HistoryEntry(Event.PUBLISHED, item.notification.created_at_ms), *events]
+
+
+def snoozed(*, user: AbstractBaseUser, warehouse_id: int) -> list[InboxItem]:
+    """The user's snoozed notifications they still see, earliest wake first (at most
+    settings.NOTIFICATION_SNOOZED_LIST_MAX; bounded by how many they snoozed)."""
+    return store.snoozed_items(
+        warehouse_id=warehouse_id,
+        user_id=user.pk,
+        role_ids=role_ids_of(user),
+        count=settings.NOTIFICATION_SNOOZED_LIST_MAX,
+        now_ms=timestamps.now_ms(),
+    )
+
+
+def snoozed_past(*, warehouse_id: int, at_ms: int, limit: int) -> list[Snoozed]:
+    """Alerts snoozed by anyone until after `at_ms` (a shift change), earliest wake first:
+    id, title, severity, status, who snoozed (user id) and until when. Bounded: at most `limit`
+    snoozes are read; those of expired or resolved alerts are left out, so fewer may come."""
+    return lifecycle_store.snoozed_after(warehouse_id, at_ms=at_ms, limit=limit)

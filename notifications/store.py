@@ -256,6 +256,8 @@ def view_keys(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[
         keys.watermarks(warehouse_id),
         keys.markers(warehouse_id),
         keys.read_open(warehouse_id),
+        keys.snoozes(warehouse_id),
+        keys.snoozers(warehouse_id),
         *visible_inboxes(warehouse_id, user_id, role_ids),
     ]
 
@@ -264,7 +266,7 @@ def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequen
     return _inbox(keys=view_keys(warehouse_id, user_id, role_ids), args=args)
 
 
-# lua/inbox.lua's reply: these head values by name, then 4 values per item.
+# lua/inbox.lua's reply: these head values by name, then ITEM_WIDTH values per item.
 INBOX_HEAD = (
     "unread",
     "next_since_or_marked",
@@ -278,6 +280,7 @@ INBOX_HEAD = (
     "oldest",
 )
 _HEAD = len(INBOX_HEAD)
+ITEM_WIDTH = 5
 
 
 def _head(reply: list) -> dict[str, Any]:
@@ -322,23 +325,27 @@ def version_from_replies(replies: Sequence[Any]) -> ViewVersion:
     )
 
 
-def item_from_reply(cursor: Any, content: Any, read: bool, state: Any) -> InboxItem:
-    """An InboxItem from what the scripts return (state false/None: never changed)."""
+def item_from_reply(
+    cursor: Any, content: Any, read: bool, state: Any, snoozed_until: Any = None
+) -> InboxItem:
+    """An InboxItem from what the scripts return (state false/None: never changed;
+    snoozed_until false/None: the user has not snoozed it)."""
     return InboxItem(
         Notification.from_json(content),
         int(cursor),
         read,
         Lifecycle.from_json(state) if state else None,
+        int(float(snoozed_until)) if snoozed_until else None,
     )
 
 
 def _items(flat: list) -> list[InboxItem]:
     items = []
-    for i in range(0, len(flat), 4):
-        cursor, content, read, state = flat[i : i + 4]
+    for i in range(0, len(flat), ITEM_WIDTH):
+        cursor, content, read, state, snoozed = flat[i : i + ITEM_WIDTH]
         if content is None:  # removed by a sweep between index and content: nothing to show
             continue
-        items.append(item_from_reply(cursor, content, bool(int(read)), state))
+        items.append(item_from_reply(cursor, content, bool(int(read)), state, snoozed))
     return items
 
 
@@ -400,6 +407,15 @@ def latest_unread(
     )
 
 
+def snoozed_items(
+    *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
+) -> list[InboxItem]:
+    """The user's snoozed notifications they still see, earliest wake first (at most `count`)."""
+    scan = settings.NOTIFICATION_POLL_EXPIRED_SCAN
+    reply = _view(warehouse_id, user_id, role_ids, ["snoozed", now_ms, user_id, scan, count])
+    return _items(reply[_HEAD:])
+
+
 def mark_read(
     *,
     warehouse_id: int,
@@ -455,6 +471,8 @@ def remove_expired(
             keys.expiry(warehouse_id),
             *lifecycle_keys(warehouse_id),
             *read_model_keys(warehouse_id),
+            keys.snoozes(warehouse_id),
+            keys.snoozers(warehouse_id),
             *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals),
         ],
         args=[

@@ -57,5 +57,14 @@ def escalate_notifications() -> int:
     return escalated
 
 
+@shared_task
+def wake_snoozed_notifications() -> int:
+    """Wake snoozes whose time has come (Celery beat, every 15 s by default), in batches."""
+    woken = lifecycle.wake_due_all()
+    if woken:
+        logger.info("Woke %d snoozed notifications", woken)
+    return woken
+
+
 # The rules task lives in notifications.rules; importing it here lets autodiscovery find it.
 from notifications.rules.tasks import run_due_rules  # noqa: E402, F401

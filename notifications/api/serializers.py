@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -145,6 +146,13 @@ class NotificationOutput(serializers.Serializer):
     escalated_at = serializers.SerializerMethodField()
     key = serializers.CharField(source="notification.key", allow_null=True)
     occurrences = serializers.IntegerField(source="lifecycle.occurrences")
+    snoozed_until = serializers.SerializerMethodField(
+        help_text="My snooze of it: when it comes back (null: not snoozed by me)."
+    )
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_snoozed_until(self, item: InboxItem) -> str | None:
+        return _iso_or_none(item.snoozed_until_ms)
 
     @extend_schema_field(OpenApiTypes.DATETIME)
     def get_created_at(self, item: InboxItem) -> str:
@@ -274,6 +282,31 @@ class LifecycleInput(WarehouseQuery):
     """Body of claim, release and resolve: the warehouse the notification is in."""
 
 
+class SnoozeInput(WarehouseQuery):
+    until = serializers.CharField(
+        help_text='An ISO 8601 time with its zone (e.g. "2026-11-21T08:15:00Z"), or '
+        '"next_shift": the next start of a shift of one of my roles in that warehouse.'
+    )
+
+    def validate_until(self, value: str) -> int | str:
+        """ms since the epoch, or "next_shift" (the service checks the range)."""
+        if value == "next_shift":
+            return value
+        parsed = parse_datetime(value.strip())
+        if parsed is None or parsed.tzinfo is None:
+            raise serializers.ValidationError(
+                _(
+                    'Send an ISO 8601 time with its zone (e.g. "2026-11-21T08:15:00Z") or '
+                    '"next_shift".'
+                )
+            )
+        return int(parsed.timestamp() * 1000)
+
+
+class SnoozedOutput(serializers.Serializer):
+    results = NotificationOutput(many=True)
+
+
 class DetailOutput(serializers.Serializer):
     detail = serializers.CharField()
 
@@ -285,7 +318,16 @@ class ConflictOutput(DetailOutput):
 class HistoryEntryOutput(serializers.Serializer):
     event = serializers.ChoiceField(choices=[e.value for e in Event])
     at = serializers.SerializerMethodField()
-    by = ActorOutput(allow_null=True, help_text="null: the system (or the publisher).")
+    by = ActorOutput(
+        allow_null=True,
+        help_text="null: the system (or the publisher); for `woke`, time or a re-raise, "
+        "escalation or release woke it.",
+    )
+    until = serializers.SerializerMethodField(help_text="`snoozed`: until when; else null.")
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_until(self, entry: HistoryEntry) -> str | None:
+        return _iso_or_none(entry.until_ms)
 
     @extend_schema_field(OpenApiTypes.DATETIME)
     def get_at(self, entry: HistoryEntry) -> str:

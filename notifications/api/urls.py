@@ -8,6 +8,12 @@ urlpatterns = [
     path("notifications/", views.NotificationListView.as_view(), name="notifications"),
     path("notifications/unread/", views.UnreadView.as_view(), name="notifications-unread"),
     path("notifications/read/", views.MarkReadView.as_view(), name="notifications-read"),
+    path("notifications/snoozed/", views.SnoozedView.as_view(), name="notifications-snoozed"),
+    path(
+        "notifications/<str:notification_id>/snooze/",
+        views.SnoozeView.as_view(),
+        name="notification-snooze",
+    ),
     path(
         "notifications/<str:notification_id>/claim/",
         views.ClaimView.as_view(),

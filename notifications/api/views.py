@@ -186,6 +186,59 @@ class ResolveView(LifecycleView):
         return super().post(request, notification_id)
 
 
+class SnoozeView(NotificationAPIView):
+    """POST: snooze it for me until a time or my next shift; DELETE: wake it now."""
+
+    @extend_schema(
+        request=s.SnoozeInput,
+        responses={**LIFECYCLE_RESPONSES, 409: s.ConflictOutput},
+        summary="Snooze it for me until a time or my next shift",
+        description="For me alone it leaves my unread count, `by_severity`, `latest` and default "
+        "list until then, then comes back unread with a new cursor; a re-raise, an escalation "
+        "or a release wakes it at once. Open or claimed ones only (a resolved one is 409).",
+    )
+    def post(self, request: Request, notification_id: str) -> Response:
+        payload = s.SnoozeInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        item = lifecycle.snooze(
+            user=signed_in(request),
+            warehouse_id=payload.validated_data["warehouse"].pk,
+            notification_id=str(notification_id),
+            until=payload.validated_data["until"],
+        )
+        return Response(s.NotificationOutput(item).data)
+
+    @extend_schema(
+        parameters=[s.WarehouseQuery],
+        responses=LIFECYCLE_RESPONSES,
+        summary="Wake my snooze of it now (unread again for me, with a new cursor)",
+    )
+    def delete(self, request: Request, notification_id: str) -> Response:
+        query = s.WarehouseQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        item = lifecycle.wake(
+            user=signed_in(request),
+            warehouse_id=query.validated_data["warehouse"].pk,
+            notification_id=str(notification_id),
+        )
+        return Response(s.NotificationOutput(item).data)
+
+
+class SnoozedView(NotificationAPIView):
+    @extend_schema(
+        parameters=[s.WarehouseQuery],
+        responses=s.SnoozedOutput,
+        summary="My snoozed notifications, the one waking first first",
+    )
+    def get(self, request: Request) -> Response:
+        query = s.WarehouseQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        items = selectors.snoozed(
+            user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
+        )
+        return Response(s.SnoozedOutput({"results": items}).data)
+
+
 class HistoryView(NotificationAPIView):
     @extend_schema(
         parameters=[s.WarehouseQuery],

@@ -13,15 +13,16 @@
 -- KEYS[13] watermarks hash   KEYS[14] markers hash   KEYS[15] readopen hash
 --          (the read model's keys: a finished notification leaves its class, the open index
 --          and the counts of those who read it one by one; see lua/inbox.lua)
--- KEYS[16..] inbox keys, one per removal (a key may repeat)
+-- KEYS[16] snoozes zset   KEYS[17] snoozers hash (a finished notification's snoozes go too)
+-- KEYS[18..] inbox keys, one per removal (a key may repeat)
 -- ARGV[1] f = how many notifications are finished
 -- ARGV[2 .. 1+f] their cursors;  ARGV[2+f .. 1+2f] their ids (UUIDs)
--- ARGV[2+2f ..] one cursor per inbox key in KEYS[16..], same order
+-- ARGV[2+2f ..] one cursor per inbox key in KEYS[18..], same order
 -- Returns {inbox entries removed, notifications removed}
 -- Helpers (tally, leave_class, ...) come from read_model.lua, put in front by the loader.
 
 local f = tonumber(ARGV[1])
-local FIRST_INBOX = 16
+local FIRST_INBOX = 18
 
 
 -- Out of the open index and out of the counts of those who read it one by one.
@@ -53,5 +54,6 @@ for i = 2, 1 + f do
   redis.call('ZREM', KEYS[7], c)
   redis.call('HDEL', KEYS[8], c)
   redis.call('ZREM', KEYS[9], c)
+  drop_snoozes_of(KEYS[16], KEYS[17], c)
 end
 return {removed, finished}

@@ -19,15 +19,18 @@
 -- KEYS[4] ids hash        KEYS[5] readers set   KEYS[6] flags hash   KEYS[7] states hash
 -- KEYS[8] changes zset    KEYS[9] sequence      KEYS[10] classes hash   KEYS[11] places hash
 -- KEYS[12] open index zset   KEYS[13] watermarks hash   KEYS[14] markers hash
--- KEYS[15] readopen hash
--- KEYS[16..] the inboxes the user sees: their own, then one per role
--- ARGV[1] operation: "list", "latest" or "read"
+-- KEYS[15] readopen hash   KEYS[16] snoozes zset ("<user id>:<slot>" -> when it wakes: an
+--          active snooze is the user's read mark, and the default list leaves it out)
+-- KEYS[17] snoozers hash ("u:<user id>" -> the slots the user snoozed)
+-- KEYS[18..] the inboxes the user sees: their own, then one per role
+-- ARGV[1] operation: "list", "latest", "read" or "snoozed"
 -- ARGV[2] now, ms since the epoch   ARGV[3] user id
 -- ARGV[4] most expired but not yet swept notifications looked at to leave them out of counts
 -- list:   ARGV[5] since (exclusive cursor)  ARGV[6] limit  ARGV[7] "1" to include read ones
 --         ARGV[8] most entries to look at beyond the page (then next_since says how far it got)
 --         ARGV[9] "1" to also return `oldest` (what a stream needs to decide it can replay)
 -- latest: ARGV[5] how many
+-- snoozed: ARGV[5] how many: the user's snoozed ones they still see, earliest wake first
 -- read:   ARGV[5] "all": ARGV[6] most notifications also marked one by one (a small "all")
 --         ARGV[5] "ids": ARGV[6..] notification ids (UUIDs)
 -- Returns the 10 head values named in notifications/store.py (INBOX_HEAD), in this order:
@@ -36,13 +39,14 @@
 --          sequence, next expiry (ms, "" when none), the user's read version,
 --          has_more (list: 1 when the page stopped before the newest change),
 --          oldest (list: the oldest slot still in the user's inboxes, "" when none),
---          then for each item: cursor, content JSON, read flag (1/0), state JSON or false
+--          then for each item: cursor, content JSON, read flag (1/0), state JSON or false,
+--          the user's snooze of it (when it wakes, ms) or false
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
 local uid = ARGV[3]
 local expired_scan = tonumber(ARGV[4])
-local FIRST_INBOX = 16
+local FIRST_INBOX = 18
 local HEAD = 10
 
 -- Everything of a class raised up to the user's watermark of that class is read for the user.
@@ -85,9 +89,14 @@ local function live(slot)
   return expires ~= false and tonumber(expires) > now
 end
 
+local function snoozed_by_me(slot)
+  return redis.call('ZSCORE', KEYS[16], uid .. ':' .. slot) ~= false
+end
+
+-- A live one-by-one mark, or a snooze (until beat wakes it: lua/lifecycle.lua "wake_due").
 local function marked_by_me(slot)
   local mark = redis.call('ZSCORE', KEYS[3], slot)
-  return mark ~= false and tonumber(mark) > now
+  return (mark ~= false and tonumber(mark) > now) or snoozed_by_me(slot)
 end
 
 local function read_by_me(slot, class, raise)
@@ -175,14 +184,17 @@ local function add(slot, cursor, read)
   reply[#reply + 1] = false
   reply[#reply + 1] = read and 1 or 0
   reply[#reply + 1] = false
+  reply[#reply + 1] = false
 end
+local WIDTH = 5
 local function fill_page()
   if #page == 0 then return end
   local contents = redis.call('HMGET', KEYS[1], unpack(page))
   local states = redis.call('HMGET', KEYS[7], unpack(page))
   for i = 1, #page do
-    reply[HEAD + 4 * (i - 1) + 2] = contents[i]
-    reply[HEAD + 4 * (i - 1) + 4] = states[i]
+    reply[HEAD + WIDTH * (i - 1) + 2] = contents[i]
+    reply[HEAD + WIDTH * (i - 1) + 4] = states[i]
+    reply[HEAD + WIDTH * (i - 1) + 5] = redis.call('ZSCORE', KEYS[16], uid .. ':' .. page[i])
   end
 end
 
@@ -363,8 +375,9 @@ if op == 'list' then
       a, a_n = next_plain()
     else
       reached = b_cursor
-      -- Changed ones: shown read or not, so clients replace their copy.
-      if visible(b) and live(b) then
+      -- Changed ones: shown read or not, so clients replace their copy; but one the user
+      -- snoozed has left their default list until it wakes (waking gives it a new cursor).
+      if visible(b) and live(b) and (include_read or not snoozed_by_me(b)) then
         local class, _, raise = place_of(b)
         add(b, b_cursor, read_by_me(b, class, raise))
         emitted = emitted + 1
@@ -429,6 +442,15 @@ elseif op == 'latest' then
       want = want - 1
     end
   end
+elseif op == 'snoozed' then
+  -- Bounded by how many the user snoozed (and ARGV[5]).
+  local found = {}
+  for slot in string.gmatch(redis.call('HGET', KEYS[17], 'u:' .. uid) or '', '%S+') do
+    local wakes = redis.call('ZSCORE', KEYS[16], uid .. ':' .. slot)
+    if wakes and live(slot) and visible(slot) then found[#found + 1] = {tonumber(wakes), slot} end
+  end
+  table.sort(found, function(x, y) return x[1] < y[1] end)
+  for i = 1, math.min(#found, tonumber(ARGV[5])) do add(found[i][2], cursor_of(found[i][2]), true) end
 end
 fill_page()
 return reply

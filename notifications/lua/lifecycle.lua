@@ -1,5 +1,6 @@
 -- The alert lifecycle of one notification (SPEC section 7), one atomic call per change: claim,
--- release, resolve (by a user or by the system), escalate, re-raise, and reading its history.
+-- release, resolve (by a user or by the system), escalate, re-raise, snooze and wake (per user),
+-- and reading its history.
 -- Publishing (lua/publish.lua) writes its flags, escalation due time and report count.
 --
 -- A notification keeps the cursor it was published with (its "slot") as its identity in the
@@ -18,11 +19,14 @@
 -- KEYS[19] watermarks hash   KEYS[20] markers hash   KEYS[21] readopen hash
 --          (the read model: a change in or out of "open", of severity, of the inboxes it is in
 --          or of its raise cursor keeps every user's unread count exact; see lua/inbox.lua)
--- KEYS[22..] claim, release, resolve, history by a user: the inboxes the user sees
+-- KEYS[22] snoozes zset   KEYS[23] snoozers hash (see read_model.lua: an active snooze is the
+--          snoozer's read mark; a re-raise, an escalation or a release wakes every snoozer)
+-- KEYS[24..] claim, release, resolve, snooze, wake, history by a user: the inboxes the user sees
 --            escalate: the escalation role's inbox (absent when the type has no role), then
 --                      the read marks of each user in ARGV[9..], same order
 --            reraise: the read marks of each user in ARGV[8..], same order
--- ARGV[1] op: claim | release | resolve | escalate | reraise | history | release_held
+-- ARGV[1] op: claim | release | resolve | escalate | reraise | snooze | wake | wake_due | history
+--            | release_held
 -- ARGV[2] now, ms since the epoch
 -- ARGV[3] notification id (UUID); escalate: the slot (from the escalations zset)
 -- ARGV[4] acting user id ("" for the system)   ARGV[5] their username
@@ -33,9 +37,13 @@
 -- reraise:   ARGV[8..] the user ids the caller read from the readers set
 -- release_held: ARGV[8] the user who must still hold the claim (the system gives back the
 --            claim of someone going off shift, SPEC 13; the event's `by` is null)
+-- snooze:    ARGV[8] when it wakes, ms (the caller checked it is in the future)
+-- wake_due:  ARGV[3] ""; ARGV[8..] "<user id>:<slot>" entries the caller read from the snoozes
+--            zset as due; each still due is woken (by time), each gone is skipped
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
 -- warehouse's events channel (see notifications/keys.py) for open streams.
--- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0)}:
+-- Returns {code, cursor, content JSON, state JSON or false, extra, read by the user (1/0),
+--          the user's snooze: when it wakes (ms) or false}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
 --   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
@@ -43,6 +51,7 @@
 --   reraise: extra = how many inboxes it is in (from its route).
 --   reraise, escalate: {"readers", user id, ...} when the readers set differs from the user
 --   ids given: retry with these.
+--   wake_due: {how many were woken}.
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -55,7 +64,7 @@ if ARGV[4] ~= '' then
   actor = {id = tonumber(ARGV[4]), username = ARGV[5]}
 end
 
-local FIRST_EXTRA = 22
+local FIRST_EXTRA = 24
 
 local function live(slot)
   local expires = redis.call('ZSCORE', KEYS[5], slot)
@@ -83,10 +92,16 @@ local function cursor_of(slot)
   return changed and string.format('%.0f', tonumber(changed)) or slot
 end
 
+local function snoozed_until(user, slot)
+  if user == '' then return false end
+  return redis.call('ZSCORE', KEYS[22], user .. ':' .. slot)
+end
+
 local function reply(code, slot, cursor, extra)
   local read = 0
+  local snoozed = snoozed_until(ARGV[4], slot)
   if ARGV[4] ~= '' then
-    if redis.call('ZSCORE', KEYS[14], slot) then
+    if snoozed or redis.call('ZSCORE', KEYS[14], slot) then
       read = 1
     else
       local place = redis.call('HGET', KEYS[17], slot)
@@ -97,7 +112,7 @@ local function reply(code, slot, cursor, extra)
     end
   end
   return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
-          redis.call('HGET', KEYS[7], slot) or false, extra or false, read}
+          redis.call('HGET', KEYS[7], slot) or false, extra or false, read, snoozed or false}
 end
 
 -- The read model's tally (read_model.lua, put in front of this script) over this script's keys.
@@ -114,12 +129,28 @@ end
 -- (escalation and re-raise: read only for those who marked it read one by one since it was
 -- raised; a "mark all read" before it no longer covers it); reraise: also every one-by-one read
 -- dropped (unread again for everyone).
-local function save(slot, state, event, how)
-  how = how or {}
+-- A new cursor for the slot: polls following next_since and open streams get it again. Tells
+-- open streams as publish.lua does (see notifications/keys.py): the new cursor, then the route
+-- "<id> <inbox> <inbox> ...", so no change goes without its event.
+local function next_cursor(slot)
   local last = tonumber(redis.call('GET', KEYS[1]) or '0')
   local cursor = string.format('%.0f', math.max(last + 1, now * 1024))
   redis.call('SET', KEYS[1], cursor)
   redis.call('ZADD', KEYS[8], cursor, slot)
+  redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
+             cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))
+  return cursor
+end
+
+local function record(slot, entry)
+  local encoded = cjson.encode(entry)
+  local before = redis.call('HGET', KEYS[9], slot)
+  redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. encoded) or encoded)
+end
+
+local function save(slot, state, event, how)
+  how = how or {}
+  local cursor = next_cursor(slot)
   -- The read model: out of the open index (and its readers' counts) with its old place, into
   -- it with the new one, if open.
   local old = redis.call('HGET', KEYS[17], slot)
@@ -149,14 +180,36 @@ local function save(slot, state, event, how)
   end
   redis.call('HSET', KEYS[7], slot, cjson.encode(state))
   redis.call('HSET', KEYS[6], slot, LETTER[state.status] .. LEVEL[state.severity])
-  local entry = cjson.encode({event = event, at = now, by = actor})
-  local before = redis.call('HGET', KEYS[9], slot)
-  redis.call('HSET', KEYS[9], slot, before and (before .. ',' .. entry) or entry)
-  -- Tell open streams, as publish.lua does (see notifications/keys.py): the new
-  -- cursor, then the route "<id> <inbox> <inbox> ...", so no change goes without its event.
-  redis.call('PUBLISH', (string.gsub(KEYS[1], ':seq$', ':events')),
-             cursor .. ' ' .. (redis.call('HGET', KEYS[4], slot) or ''))
+  record(slot, {event = event, at = now, by = actor})
   return cursor
+end
+
+-- Ends `user`'s snooze of `slot` (`by`: who woke it, cjson.null for time or the system): out of
+-- the snooze indexes, and its read mark (their name among the markers) dropped, correcting
+-- their readopen count if it is open and raised after their watermark (invariant 2). Unread
+-- again for them unless a "mark all read" of theirs covers it. The caller gives it a new
+-- cursor, or is a change that gives one anyway.
+local function wake(slot, user, by)
+  drop_snooze(KEYS[22], KEYS[23], user, slot)
+  if has_word(redis.call('HGET', KEYS[20], slot), user) then
+    remove_word(KEYS[20], slot, user)
+    local place = redis.call('HGET', KEYS[17], slot)
+    if place and is_open_flag(redis.call('HGET', KEYS[6], slot)) then
+      local class, level, raise = place_parts(place)
+      if raise > user_watermark(KEYS[19], user, class) then
+        drop_read_open(KEYS[21], user, class .. ':' .. level)
+      end
+    end
+  end
+  redis.call('HINCRBY', KEYS[19], 'v:' .. user, 1)
+  record(slot, {event = 'woke', at = now, by = by})
+end
+
+-- A re-raise, an escalation or a release wakes every snoozer (bounded by who snoozed it).
+local function wake_all(slot)
+  local users = redis.call('HGET', KEYS[23], slot)
+  if not users then return end
+  for user in string.gmatch(users, '%S+') do wake(slot, user, cjson.null) end
 end
 
 -- The acting user read it (claiming is reading): a mark, and their name among its markers.
@@ -230,7 +283,29 @@ if op == 'escalate' then
   state.severity = SEVERITIES[math.min(LEVEL[state.severity] + 1, 2) + 1]
   state.escalated_at = now
   count(content_of(slot).message_type, 'escalated')
-  return reply('ok', slot, save(slot, state, 'escalated', how))
+  local cursor = save(slot, state, 'escalated', how)
+  wake_all(slot)
+  return reply('ok', slot, cursor)
+end
+
+if op == 'wake_due' then
+  local woken = 0
+  for i = 8, #ARGV do
+    local due = redis.call('ZSCORE', KEYS[22], ARGV[i])
+    -- Still due (not woken or snoozed again meanwhile by another call).
+    if due and tonumber(due) <= now then
+      local user, slot = string.match(ARGV[i], '^(%d+):(%d+)$')
+      if live(slot) then
+        wake(slot, user, cjson.null)
+        next_cursor(slot)
+        woken = woken + 1
+      else
+        -- Expired: nothing to come back; the sweep finishes the rest.
+        drop_snooze(KEYS[22], KEYS[23], user, slot)
+      end
+    end
+  end
+  return {woken}
 end
 
 local slot = redis.call('HGET', KEYS[3], ARGV[3])
@@ -248,6 +323,8 @@ if op == 'claim' then
   if state.status == 'claimed' and state.claimed_by.id ~= actor.id then
     return reply('taken', slot)
   end
+  -- Taking it on ends my snooze of it (claiming is reading it, below).
+  if snoozed_until(ARGV[4], slot) then wake(slot, ARGV[4], actor) end
   -- Claiming is also reading it, for the claimer (after the change: no longer open by then).
   if state.status == 'claimed' then
     mark_read(slot)
@@ -274,7 +351,10 @@ if op == 'release' then
   state.status = 'open'
   state.claimed_by = cjson.null
   state.claimed_at = cjson.null
-  return reply('ok', slot, save(slot, state, 'released'))
+  local cursor = save(slot, state, 'released')
+  -- Open again: whoever snoozed it gets it back at once.
+  wake_all(slot)
+  return reply('ok', slot, cursor)
 end
 
 if op == 'release_held' then
@@ -285,7 +365,10 @@ if op == 'release_held' then
   state.status = 'open'
   state.claimed_by = cjson.null
   state.claimed_at = cjson.null
-  return reply('ok', slot, save(slot, state, 'released'))
+  local cursor = save(slot, state, 'released')
+  -- Open again: whoever snoozed it gets it back at once, as with any release.
+  wake_all(slot)
+  return reply('ok', slot, cursor)
 end
 
 if op == 'resolve' then
@@ -307,8 +390,44 @@ if op == 'reraise' then
   if stale then return stale end
   state.occurrences = (state.occurrences or 1) + 1
   local _, words = string.gsub(redis.call('HGET', KEYS[4], slot) or '', '%S+', '')
-  return reply('ok', slot, save(slot, state, 'reraised',
-                                      {reraise = true, raise = true, marks_from = FIRST_EXTRA}), math.max(words - 1, 0))
+  local cursor = save(slot, state, 'reraised', {reraise = true, raise = true, marks_from = FIRST_EXTRA})
+  wake_all(slot)
+  return reply('ok', slot, cursor, math.max(words - 1, 0))
+end
+
+if op == 'snooze' then
+  if state.status == 'resolved' then return reply('resolved', slot) end
+  local uid = ARGV[4]
+  local member = uid .. ':' .. slot
+  if not redis.call('ZSCORE', KEYS[22], member) then
+    -- The snooze is their read mark from now on: a one-by-one mark of theirs goes (waking must
+    -- leave it unread), their name joins its markers and, if it is open and raised after their
+    -- watermark, their readopen count (invariant 2).
+    redis.call('ZREM', KEYS[14], slot)
+    if not has_word(redis.call('HGET', KEYS[20], slot), uid) then
+      add_word(KEYS[20], slot, uid)
+      local place = redis.call('HGET', KEYS[17], slot)
+      if place and is_open_flag(redis.call('HGET', KEYS[6], slot)) then
+        local class, level, raise = place_parts(place)
+        if raise > user_watermark(KEYS[19], uid, class) then
+          bump_read_open(KEYS[21], uid, class .. ':' .. level)
+        end
+      end
+    end
+    add_word(KEYS[23], slot, uid)
+    add_word(KEYS[23], 'u:' .. uid, slot)
+  end
+  local wakes = tonumber(ARGV[8])
+  redis.call('ZADD', KEYS[22], wakes, member)
+  redis.call('HINCRBY', KEYS[19], 'v:' .. uid, 1)
+  record(slot, {event = 'snoozed', at = now, by = actor, ['until'] = wakes})
+  return reply('ok', slot)
+end
+
+if op == 'wake' then
+  if not snoozed_until(ARGV[4], slot) then return reply('same', slot) end
+  wake(slot, ARGV[4], actor)
+  return reply('ok', slot, next_cursor(slot))
 end
 
 return redis.error_reply('ERR unknown lifecycle operation ' .. tostring(op))

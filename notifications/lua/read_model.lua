@@ -1,7 +1,8 @@
 -- The read model's shared helpers (README "The read model"). The loader puts this file in
--- front of publish.lua, inbox.lua, lifecycle.lua and expire.lua (LuaScript prelude): written
--- once, never copied. Each script declares the keys at its own KEYS positions, so every helper
--- takes the keys it touches as arguments. No writes of its own at load time.
+-- front of publish.lua, inbox.lua, lifecycle.lua, expire.lua and forget_reader.lua (LuaScript
+-- prelude): written once, never copied. Each script declares the keys at its own KEYS
+-- positions, so every helper takes the keys it touches as arguments. No writes of its own at
+-- load time.
 -- KEYS[] none of its own: each helper's `..._key` parameters are KEYS entries of the script.
 -- ARGV none of its own.
 -- Returns nothing: it only defines local functions for the script that follows it.
@@ -117,6 +118,12 @@ local function bump_read_open(readopen_key, user, head)
   end
 end
 
+local function drop_read_open(readopen_key, user, head)
+  if redis.call('HINCRBY', readopen_key, user .. ':' .. head, -1) <= 0 then
+    forget_read_open(readopen_key, user, head)
+  end
+end
+
 -- An open notification at `place` enters (delta 1) or leaves (delta -1) the counts of every
 -- user who marked it read one by one while their watermark for its class was below its raise.
 local function tally(markers_key, watermarks_key, readopen_key, slot, place, delta)
@@ -128,9 +135,47 @@ local function tally(markers_key, watermarks_key, readopen_key, slot, place, del
     if raise > user_watermark(watermarks_key, user, class) then
       if delta > 0 then
         bump_read_open(readopen_key, user, head)
-      elseif redis.call('HINCRBY', readopen_key, user .. ':' .. head, -1) <= 0 then
-        forget_read_open(readopen_key, user, head)
+      else
+        drop_read_open(readopen_key, user, head)
       end
     end
   end
+end
+
+-- --- Snoozes (README "Snooze"): per user, an active snooze is that user's read mark --------
+-- snoozes zset:  "<user id>:<slot>" -> when it wakes (ms); beat pops the due ones by score.
+-- snoozers hash: "<slot>" -> " <user id> ..." (who snoozed it: a re-raise, an escalation or a
+--                release wakes them in the same call); "u:<user id>" -> " <slot> ..." (what the
+--                user snoozed: their Snoozed list, and forgetting a deleted user).
+
+local function add_word(hash_key, field, word)
+  local list = redis.call('HGET', hash_key, field)
+  if not has_word(list, word) then
+    redis.call('HSET', hash_key, field, (list or '') .. ' ' .. word)
+  end
+end
+
+local function remove_word(hash_key, field, word)
+  local list = redis.call('HGET', hash_key, field)
+  if not has_word(list, word) then return end
+  local rest = without_word(list, word)
+  if rest == '' then redis.call('HDEL', hash_key, field) else redis.call('HSET', hash_key, field, ' ' .. rest) end
+end
+
+-- Takes the user's snooze of `slot` out of both indexes (the read model is the caller's).
+local function drop_snooze(snoozes_key, snoozers_key, user, slot)
+  redis.call('ZREM', snoozes_key, user .. ':' .. slot)
+  remove_word(snoozers_key, slot, user)
+  remove_word(snoozers_key, 'u:' .. user, slot)
+end
+
+-- Every snooze of a slot that is finished (the expiry sweep): nothing left behind.
+local function drop_snoozes_of(snoozes_key, snoozers_key, slot)
+  local users = redis.call('HGET', snoozers_key, slot)
+  if not users then return end
+  for user in string.gmatch(users, '%S+') do
+    redis.call('ZREM', snoozes_key, user .. ':' .. slot)
+    remove_word(snoozers_key, 'u:' .. user, slot)
+  end
+  redis.call('HDEL', snoozers_key, slot)
 end

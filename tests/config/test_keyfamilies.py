@@ -46,6 +46,8 @@ def built_keys() -> list[str]:
         keys.watermarks(w),
         keys.markers(w),
         keys.read_open(w),
+        keys.snoozes(w),
+        keys.snoozers(w),
         keys.rule_alerts(w, "sql:5"),
         keys.rule_sent(w, "py:negative_stock"),
         keys.rule_lock("sql:5"),

@@ -31,6 +31,8 @@ N_KEYS = {
     "escalated_at",
     "key",
     "occurrences",
+    # My snooze (SPEC section 13)
+    "snoozed_until",
 }
 
 

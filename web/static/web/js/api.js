@@ -108,6 +108,7 @@ export async function request(method, url, {
 
 export const get = (url, params) => request("GET", url, { params });
 export const post = (url, body, headers) => request("POST", url, { body, headers });
+export const del = (url, params) => request("DELETE", url, { params });
 
 /**
  * A fresh Idempotency-Key: a write sent again with the same key is answered, not done twice.

@@ -2,7 +2,7 @@
 // and desktop alerts for critical ones. Everything typed by people goes in as text.
 
 import { byId, h } from "./dom.js";
-import { absoluteTime, format } from "./i18n.js";
+import { absoluteTime, clockTime, format } from "./i18n.js";
 
 /** The signed-in user, from the page's configuration blob. */
 export function currentUser() {
@@ -50,11 +50,19 @@ export function statusLine(note) {
     parts.push(h("span", { className: "occurrences" },
       format(gettext("Raised %(count)s times"), { count: note.occurrences })));
   }
+  if (note.snoozed_until) {
+    const until = new Date(note.snoozed_until);
+    parts.push(h("span", { className: "snoozed-flag", title: absoluteTime(until) },
+      format(gettext("Snoozed until %(time)s"), { time: clockTime(until) })));
+  }
   return parts.length ? h("span", { className: "status-line" }, ...parts) : null;
 }
 
-/** The buttons that make sense for this user now; each carries data-action and data-id. */
-export function actionButtons(note, me) {
+/**
+ * The buttons that make sense for this user now; each carries data-action and data-id.
+ * `snooze`: also offer snoozing (the dialog: a card on a handheld has room for two or three).
+ */
+export function actionButtons(note, me, { snooze = false } = {}) {
   const button = (action, label, extra = "") => h("button", {
     type: "button",
     className: `btn btn-small ${extra}`.trim(),
@@ -67,6 +75,13 @@ export function actionButtons(note, me) {
     buttons.push(button("release", gettext("Release")));
   }
   buttons.push(button("resolve", gettext("Resolve")));
+  // Snooze is mine alone: out of my unread ones until then (SPEC 13).
+  if (note.snoozed_until) {
+    buttons.push(button("wake", gettext("Wake")));
+  } else if (snooze) {
+    buttons.push(button("snooze-hour", gettext("Snooze 1 h")));
+    buttons.push(button("snooze-shift", gettext("Snooze until my next shift")));
+  }
   return buttons;
 }
 
@@ -78,6 +93,8 @@ function eventWord(event) {
     case "resolved": return gettext("Resolved");
     case "escalated": return gettext("Escalated");
     case "reraised": return gettext("Raised again");
+    case "snoozed": return gettext("Snoozed");
+    case "woke": return gettext("Woke");
     default: return event;
   }
 }

@@ -1,7 +1,7 @@
 // The bell, its panel of unread summaries, the inbox of the chosen warehouse, and the
 // dialog that shows one notification. Every piece of notification text is set as text.
 
-import { get, post, describeError, idempotencyKey } from "./api.js";
+import { del, get, post, describeError, idempotencyKey } from "./api.js";
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
 import {
@@ -11,13 +11,18 @@ import { acceptPath, handoverActions, isHandover } from "./handover.js";
 import { ActionQueue } from "./queue.js";
 
 // The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
+// What I snoozed is out of sight until it wakes, except under its own filter (SPEC 13).
 const FILTERS = {
-  all: (note) => note.status !== "resolved",
-  open: (note) => (note.status ?? "open") === "open",
-  mine: (note, me) => note.status === "claimed" && note.claimed_by?.id === me.id,
-  critical: (note) => note.severity === "critical" && note.status !== "resolved",
+  all: (note) => note.status !== "resolved" && !note.snoozed_until,
+  open: (note) => (note.status ?? "open") === "open" && !note.snoozed_until,
+  mine: (note, me) => note.status === "claimed" && note.claimed_by?.id === me.id
+    && !note.snoozed_until,
+  critical: (note) => note.severity === "critical" && note.status !== "resolved"
+    && !note.snoozed_until,
+  snoozed: (note) => Boolean(note.snoozed_until),
   resolved: (note) => note.status === "resolved",
 };
+const HOUR_MS = 3_600_000;
 
 /** A notification as it will be once the actions still waiting for the network are sent. */
 function withQueued(note, queued, me) {
@@ -162,6 +167,28 @@ export class NotificationCenter {
     this.memory.filter = name;
     this.#renderFilters();
     this.#renderInbox();
+    if (name === "snoozed") void this.#loadSnoozed(this.warehouseId);
+  }
+
+  /**
+   * My snoozed ones, however old: the inbox holds the newest 200 only. Fetched when the
+   * Snoozed filter is shown, merged into the inbox by id.
+   */
+  async #loadSnoozed(warehouseId) {
+    if (warehouseId === null) return;
+    try {
+      const answer = await get(`${this.url}snoozed/`, { warehouse: warehouseId });
+      if (warehouseId !== this.warehouseId) return;
+      const fresh = new Map(answer.results.map((n) => [n.id, n]));
+      // Ones no longer snoozed (woken elsewhere) lose the flag; the next reload fixes the rest.
+      this.inbox = this.inbox.map((n) => fresh.get(n.id)
+        ?? (n.snoozed_until ? { ...n, snoozed_until: null } : n));
+      const known = new Set(this.inbox.map((n) => n.id));
+      this.inbox = this.inbox.concat(answer.results.filter((n) => !known.has(n.id)));
+      this.#renderInbox();
+    } catch {
+      // The poll loop shows the connection problem.
+    }
   }
 
   #renderFilters() {
@@ -313,6 +340,7 @@ export class NotificationCenter {
     this.#setCount(unread.unread_count);
     this.#renderSummaries();
     this.#renderInbox();
+    if (this.filter === "snoozed") await this.#loadSnoozed(warehouseId);
   }
 
   async #fetchInbox(warehouseId) {
@@ -441,6 +469,10 @@ export class NotificationCenter {
       await this.#accept(id);
       return;
     }
+    if (action.startsWith("snooze") || action === "wake") {
+      await this.#snooze(action, id);
+      return;
+    }
     const item = { action, id, warehouse: this.warehouseId, key: idempotencyKey() };
     if (navigator.onLine === false || this.queue.items.length > 0) {
       // Offline, or earlier actions still wait: this one goes after them, in order.
@@ -477,6 +509,36 @@ export class NotificationCenter {
       this.toasts.show(gettext("Handover accepted"), { warehouse: this.warehouseId });
     } catch (error) {
       this.toasts.show(describeError(error), { tone: "warning", warehouse: this.warehouseId });
+    }
+    this.stale = true;
+    try {
+      await this.#reload(this.warehouseId);
+    } catch {
+      // The poll loop shows the connection problem and retries.
+    }
+  }
+
+  /** Snooze for an hour or until my next shift, or wake it now (mine alone; needs the network). */
+  async #snooze(action, id) {
+    const warehouse = this.warehouseId;
+    try {
+      const url = `${this.url}${id}/snooze/`;
+      const note = action === "wake"
+        ? await del(url, { warehouse })
+        : await post(url, {
+          warehouse,
+          until: action === "snooze-shift"
+            ? "next_shift" : new Date(Date.now() + HOUR_MS).toISOString(),
+        });
+      this.#replace(note);
+      const text = note.snoozed_until
+        ? format(gettext("Snoozed until %(time)s"),
+                 { time: absoluteTime(new Date(note.snoozed_until)) })
+        : gettext("Back in your unread notifications");
+      this.toasts.show(text, { warehouse });
+    } catch (error) {
+      // 400 no shift of mine here, 404 gone, 409 resolved: say so and refresh.
+      this.toasts.show(describeError(error), { tone: "warning", warehouse });
     }
     this.stale = true;
     try {
@@ -621,7 +683,7 @@ export class NotificationCenter {
     replaceChildren(byId("dialog-severity"), [severityChip(note)]);
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
     replaceChildren(byId("dialog-actions"),
-      isHandover(note) ? handoverActions(note) : actionButtons(note, this.me));
+      isHandover(note) ? handoverActions(note) : actionButtons(note, this.me, { snooze: true }));
     // An open history view follows the changes.
     if (!byId("dialog-history").hidden) void this.#loadHistory();
   }
