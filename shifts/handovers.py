@@ -38,6 +38,7 @@ from config import timestamps
 from config.errors import Conflict, NotFound
 from directory import cache as directory_cache
 from notifications import lifecycle, lifecycle_store
+from notifications import selectors as notification_selectors
 from notifications.lifecycle_store import InboxEntry
 from notifications.services import publish
 from subscriptions.models import MessageType
@@ -171,9 +172,35 @@ def going_off(*, shift: ShiftEntry, occurrence: Occurrence) -> set[int]:
     return off
 
 
-def build_content(reading: Reading, *, released: int) -> dict[str, Any]:
-    """The handover's content (JSON). `snoozed` is an empty list for now: alerts snoozed
-    past the change join it once snoozing exists."""
+def snoozed_by_the_role(*, shift: ShiftEntry, occurrence: Occurrence) -> list[dict[str, Any]]:
+    """Alerts of the warehouse that members of the shift's role snoozed past the change, the
+    earliest waking first. Bounded: at most SHIFT_HANDOVER_MAX_ITEMS snoozes are read (of
+    everyone's), so a warehouse with many more snoozes lists the ones waking soonest."""
+    members = {user_id for user_id, _name in cache.schedule().members.get(shift.role_id, ())}
+    names = dict(cache.schedule().members.get(shift.role_id, ()))
+    found = notification_selectors.snoozed_past(
+        warehouse_id=shift.warehouse_id,
+        at_ms=_ms(occurrence.end),
+        limit=settings.SHIFT_HANDOVER_MAX_ITEMS,
+    )
+    return [
+        {
+            "id": s.id,
+            "title": s.title,
+            "severity": s.severity,
+            "status": s.status,
+            "snoozed_by": {"id": s.user_id, "username": names.get(s.user_id, "")},
+            "until": timestamps.iso_ms(s.until_ms),
+        }
+        for s in found
+        if s.user_id in members
+    ]
+
+
+def build_content(
+    reading: Reading, *, released: int, snoozed: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The handover's content (JSON): its sections, their counts, the median time to claim."""
     median = statistics.median(reading.claim_ms) / 1000 if reading.claim_ms else None
     sections = {
         "open": reading.open,
@@ -182,9 +209,9 @@ def build_content(reading: Reading, *, released: int) -> dict[str, Any]:
         "resolved": reading.resolved,
     }
     content: dict[str, Any] = {name: section.items for name, section in sections.items()}
-    content["snoozed"] = []
+    content["snoozed"] = snoozed
     content["counts"] = {name: section.count for name, section in sections.items()}
-    content["counts"]["snoozed"] = 0
+    content["counts"]["snoozed"] = len(snoozed)
     content["median_time_to_claim_seconds"] = median
     content["released"] = released
     return content
@@ -241,7 +268,8 @@ def hand_over(*, shift: ShiftEntry, occurrence: Occurrence) -> Handover | None:
                 notification_id=notification_id,
                 holder_id=holder,
             )
-    content = build_content(reading, released=released)
+    snoozed = snoozed_by_the_role(shift=shift, occurrence=occurrence)
+    content = build_content(reading, released=released, snoozed=snoozed)
     Handover.objects.filter(pk=handover.pk).update(content=content)
     role_name = cache.schedule().role_names.get(shift.role_id, "")
     result = publish(

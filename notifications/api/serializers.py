@@ -214,6 +214,7 @@ def notification_dict(item: InboxItem) -> dict[str, Any]:
         "escalated_at": _iso_or_none(life.escalated_at_ms),
         "key": None if n.key is None else str(n.key),
         "occurrences": int(life.occurrences),
+        "snoozed_until": _iso_or_none(item.snoozed_until_ms),
     }
 
 

@@ -321,3 +321,27 @@ def test_the_alert_report_has_a_per_shift_breakdown(
     page = client.get("/admin/notifications/alertreport/", {"days": 1})
     assert page.status_code == 200
     assert 'id="shift-report"' in page.content.decode()
+
+
+def test_alerts_the_role_snoozed_past_the_change_are_listed(warehouse, rep_notice, day, clock):
+    """Rita (going off) snoozed one alert until after the change and another until before it;
+    Olga is not in the role: only Rita's snooze past the change is in the handover."""
+    wid = warehouse.pk
+    past = send(warehouse, rep_notice, "snoozed past the change")
+    before = send(warehouse, rep_notice, "snoozed until noon")
+    lifecycle.snooze(
+        user=day["rita"], warehouse_id=wid, notification_id=past.id, until=ms(DAY_END) + 3_600_000
+    )
+    lifecycle.snooze(
+        user=day["rita"], warehouse_id=wid, notification_id=before.id, until=ms(DAY_END) - 60_000
+    )
+
+    clock.stop_at(ms(DAY_END) + 1000)
+    assert handovers.hand_over_due() == 1
+
+    content = Handover.objects.get().content
+    assert [(a["id"], a["snoozed_by"]["username"]) for a in content["snoozed"]] == [
+        (past.id, "rita")
+    ]
+    assert content["snoozed"][0]["until"] == timestamps.iso_ms(ms(DAY_END) + 3_600_000)
+    assert content["counts"]["snoozed"] == 1
