@@ -55,6 +55,7 @@ def test_the_handover_card_shows_the_counts_and_is_accepted_once(open_screen, ha
     expect(card).to_contain_text("1 open")
     expect(card).to_contain_text("0 claimed by the outgoing shift")
     accept = card.get_by_role("button", name="Accept handover")
+    expect(accept).to_be_visible()
     box = accept.bounding_box()
     assert box is not None
     assert box["width"] >= 44

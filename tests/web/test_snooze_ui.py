@@ -39,6 +39,7 @@ def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
     entry(page, "Replenish A-01-03").locator(".inbox-item").click()
     expect(page.locator("#unread-count")).to_have_text("1")
     snooze = page.locator("#dialog-actions").get_by_role("button", name="Snooze 1 h")
+    expect(snooze).to_be_visible()  # the dialog's buttons are drawn again once it is read
     box = snooze.bounding_box()
     assert box is not None
     assert box["height"] >= 44
@@ -62,6 +63,7 @@ def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
     assert item.notification.title == "Replenish A-01-03"
 
     wake = snoozed.get_by_role("button", name="Wake", exact=True)
+    expect(wake).to_be_visible()
     box = wake.bounding_box()
     assert box is not None
     assert box["height"] >= 44
