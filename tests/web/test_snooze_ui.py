@@ -25,6 +25,19 @@ def entry(page, title: str):
     return page.locator("#inbox-list .inbox-entry", has_text=title)
 
 
+def assert_target_size(page, selector: str) -> None:
+    """The first element matching `selector` becomes at least 44x44 CSS px (awaited: the dialog
+    draws its buttons again as polls come, and its opening settles)."""
+    page.wait_for_function(
+        """sel => { const e = document.querySelector(sel);
+                    if (!e) return false;
+                    const r = e.getBoundingClientRect();
+                    return r.width >= 44 && r.height >= 44; }""",
+        arg=selector,
+        timeout=5000,
+    )
+
+
 def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
     alice, bob = crew
     publish(message_type="REP_NOTICE", warehouse=warehouse, title="Replenish A-01-03")
@@ -39,11 +52,8 @@ def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
     entry(page, "Replenish A-01-03").locator(".inbox-item").click()
     expect(page.locator("#unread-count")).to_have_text("1")
     snooze = page.locator("#dialog-actions").get_by_role("button", name="Snooze 1 h")
-    expect(snooze).to_be_visible()  # the dialog's buttons are drawn again once it is read
-    box = snooze.bounding_box()
-    assert box is not None
-    assert box["height"] >= 44
-    assert box["width"] >= 44
+    expect(snooze).to_be_visible()
+    assert_target_size(page, '#dialog-actions [data-action="snooze-hour"]')
 
     snooze.click()
 
@@ -64,9 +74,7 @@ def test_snooze_an_hour_then_wake_it(open_screen, crew, warehouse):
 
     wake = snoozed.get_by_role("button", name="Wake", exact=True)
     expect(wake).to_be_visible()
-    box = wake.bounding_box()
-    assert box is not None
-    assert box["height"] >= 44
+    assert_target_size(page, '#inbox-list [data-action="wake"]')
     wake.click()
 
     expect(page.locator("#unread-count")).to_have_text("2")  # back unread, though opened before
