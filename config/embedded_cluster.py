@@ -184,6 +184,27 @@ def _spawn(port: int, data_dir: Path, node_timeout_ms: int) -> subprocess.Popen[
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+def _start_node(
+    data_dir: Path, node_timeout_ms: int, timeout: float, attempts: int = 5
+) -> ClusterNode:
+    """One node on a free port, answering PING. A port found free can be taken by another
+    process before redis-server binds it (it then exits at once): try another port."""
+    for attempt in range(attempts):
+        shutil.rmtree(data_dir, ignore_errors=True)
+        data_dir.mkdir()
+        port = _free_cluster_port()
+        node = ClusterNode(port, data_dir, node_timeout_ms, _spawn(port, data_dir, node_timeout_ms))
+        try:
+            wait_until_ready(node.process, node.client(), timeout=timeout)
+        except RuntimeError:
+            if node.process.poll() is None or attempt == attempts - 1:
+                node.process.kill()
+                raise
+            continue
+        return node
+    raise AssertionError("unreachable")
+
+
 def start_cluster(
     *, masters: int = 3, replicas: int = 0, node_timeout_ms: int = 1000, timeout: float = 30.0
 ) -> EmbeddedCluster:
@@ -193,16 +214,7 @@ def start_cluster(
     cluster = EmbeddedCluster(nodes=nodes, base_dir=base_dir)
     try:
         for i in range(masters * (1 + replicas)):
-            port = _free_cluster_port()
-            data_dir = base_dir / f"node-{i}"
-            data_dir.mkdir()
-            nodes.append(
-                ClusterNode(
-                    port, data_dir, node_timeout_ms, _spawn(port, data_dir, node_timeout_ms)
-                )
-            )
-        for node in nodes:
-            wait_until_ready(node.process, node.client(), timeout=timeout)
+            nodes.append(_start_node(base_dir / f"node-{i}", node_timeout_ms, timeout))
         clients = [node.client() for node in nodes]
         # Even shares of the slots, the last master taking the remainder.
         share = SLOTS // masters
