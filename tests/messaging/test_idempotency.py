@@ -8,7 +8,9 @@ import threading
 
 import pytest
 from redis import Redis, RedisError
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 from config.redis import get_redis
 from messaging import keys
@@ -33,6 +35,22 @@ def patient_client(key: str) -> Redis:
         return Redis(host=node.host, port=node.port, socket_timeout=30)
     kwargs = client.connection_pool.connection_kwargs
     return Redis(host=kwargs["host"], port=kwargs["port"], socket_timeout=30)
+
+
+def answers_at_once(key: str) -> bool:
+    """Whether the server holding `key` answers a PING within 100 ms (a new connection)."""
+    patient = patient_client(key)
+    kwargs = patient.connection_pool.connection_kwargs
+    quick = Redis(
+        host=kwargs["host"], port=kwargs["port"], socket_timeout=0.1, retry=Retry(NoBackoff(), 0)
+    )
+    try:
+        return bool(quick.ping())
+    except RedisError:
+        return False
+    finally:
+        quick.close()
+        patient.close()
 
 
 def cluster_settled() -> None:
@@ -87,6 +105,8 @@ def test_a_send_answered_503_but_stored_is_found_by_its_retry(alice, client_for,
         daemon=True,
     )
     busy.start()
+    # Send only once the script runs: then a PING on a new connection gets no answer in time.
+    assert eventually(lambda: not answers_at_once(keys.meta(chat)), timeout=10)
     first = send(api, chat, "Dock 4 is free", key="send-1")
     busy.join()
     cluster_settled()
