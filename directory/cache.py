@@ -190,6 +190,42 @@ def token(key: str) -> Any | None:
     return made
 
 
+@dataclass(frozen=True)
+class HeldAccess:
+    """What this process's cache holds about a token's request, and the version it holds."""
+
+    version: str
+    user: User
+    role_ids: list[int]
+    warehouse_active: bool
+
+
+def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
+    """A token's active user, their roles and whether the warehouse is active, from what the
+    cache holds now: no database, no Redis. None when any of it is not held (or the token's
+    user is inactive): the caller asks the usual way. The answer is only as good as its
+    `version`; the caller must find that version still in Redis before it acts on it (the
+    event stream reads it in the same round trip as the warehouse's cursor)."""
+    cache = _cache
+    with cache._lock:  # one consistent picture: a sync or a fill swaps these under the lock
+        version, loaded_at = cache.version, cache.loaded_at
+        entry = cache.tokens.get(key)
+        roles = None if entry is None else cache.roles.get(entry.user.get("id"))
+        warehouses = cache.warehouses
+    fresh = time.monotonic() - loaded_at < MAX_AGE_SECONDS
+    if not version or not fresh or entry is None or roles is None or warehouses is None:
+        return None
+    if not entry.user.get("is_active"):
+        return None  # the usual way says why
+    row = warehouses.get(int(warehouse_id))
+    return HeldAccess(
+        version=version,
+        user=entry.user.build(User),
+        role_ids=sorted(roles),
+        warehouse_active=row is not None and bool(row.get("is_active")),
+    )
+
+
 def user(user_id: Any) -> User | None:
     """The user with this id (a new instance, for this caller only; active or not), or None:
     a session's user, as Django's ModelBackend.get_user would read it."""

@@ -82,6 +82,15 @@ def authenticate(headers: Mapping[str, str]) -> User:
     return session_user
 
 
+def held_token_access(headers: Mapping[str, str], warehouse_id: int) -> directory.HeldAccess | None:
+    """For a token request, what the directory already holds (no database, no Redis; see
+    `directory.cache.held_token_access`); None for a session or when anything is missing."""
+    parts = headers.get("authorization", "").split()
+    if len(parts) != 2 or parts[0].lower() != TokenAuthentication.keyword.lower():
+        return None
+    return directory.held_token_access(parts[1], warehouse_id)
+
+
 def identify(headers: Mapping[str, str], warehouse_id: int | None) -> tuple[User, list[int], bool]:
     """The user, their roles, and whether the warehouse exists and is active: the token, the
     roles and the warehouse from the directory (exact after every change; no database query

@@ -4,10 +4,14 @@ It does not go through Django's middleware or views: Django runs synchronous mid
 thread per request, and a stream lasts for hours. Instead it does what they would, briefly:
 checks the host, authenticates (session cookie or token, in a worker thread that then closes
 its database connection), validates the query, and answers errors as JSON like the REST API.
+A token whose user, roles and warehouse this process's directory already holds is let in
+without the worker thread: the directory's version, read with the cursor in step 2, must
+still be the one that answer came from, else the open takes the usual way.
 
 Then, in this order, so a reconnect loses nothing and repeats nothing:
 1. registers with the hub (Redis subscription live) — else 503 + Retry-After;
-2. reads the warehouse's current cursor — else 503;
+2. reads the warehouse's current cursor — else 503 (one read for all the streams of the
+   warehouse that open at that moment: stream/batched_reads.py);
 3. with Last-Event-ID (or ?since=), replays the notifications after it through the inbox
    selector, page after page until a page says it is caught up (`has_more` false: a short or
    empty page alone never means that), the first page before answering, so Redis errors are a
@@ -136,28 +140,13 @@ class StreamApp:
                 bad_input = None
             except HttpError as exc:
                 request, bad_input = None, exc
+            admitted = None
+            if request is not None and bad_input is None:
+                admitted = await self._admit_held(headers, request[0])
+            user, listener, position = admitted or await self._admit(headers, request, bad_input)
+            since = request[1] if request is not None else None
+            warehouse_id = listener.warehouse_id
             try:
-                user, role_ids, active = await access.run_db(
-                    access.identify, headers, request[0] if request else None
-                )
-            except access.AuthenticationFailed as exc:
-                raise HttpError(403, {"detail": exc.detail}) from None
-            except REDIS_UNAVAILABLE:  # the directory's version lives in Redis
-                raise redis_down() from None
-            if bad_input is not None or request is None:
-                raise bad_input or HttpError(400, {})
-            warehouse_id, since = request
-            if not active:
-                raise HttpError(404, {"detail": f"Unknown or inactive warehouse {warehouse_id}."})
-            listener = Listener(
-                user_id=user.pk,
-                warehouse_id=warehouse_id,
-                role_ids=role_ids,
-                limit=settings.STREAM_QUEUE_LIMIT,
-            )
-            try:
-                await self.hub.register(listener, timeout=settings.REDIS_CONNECT_TIMEOUT + 1)
-                position = await self.hub.current_cursor(warehouse_id)
                 first = None
                 if since is not None:
                     first = await access.run_db(_replay_page, user, warehouse_id, since, True)
@@ -175,6 +164,67 @@ class StreamApp:
         finally:
             self.streams.leave(listener)
             self.hub.unregister(listener)
+
+    @staticmethod
+    def _listener(user: Any, warehouse_id: int, role_ids: list[int]) -> Listener:
+        return Listener(
+            user_id=user.pk,
+            warehouse_id=warehouse_id,
+            role_ids=role_ids,
+            limit=settings.STREAM_QUEUE_LIMIT,
+        )
+
+    async def _admit_held(
+        self, headers: dict[str, str], warehouse_id: int
+    ) -> tuple[Any, Listener, int] | None:
+        """The quick way in, when this process's directory holds the token, its user's roles
+        and the warehouse: no worker thread, and one round trip that reads the cursor and
+        confirms the directory's version. None: take the usual way (nothing was sent)."""
+        held = access.held_token_access(headers, warehouse_id)
+        if held is None or not held.warehouse_active:
+            return None
+        listener = self._listener(held.user, warehouse_id, held.role_ids)
+        try:
+            await self.hub.register(listener, timeout=settings.REDIS_CONNECT_TIMEOUT + 1)
+            position, version = await self.hub.cursor_and_directory_version(warehouse_id)
+        except STORE_DOWN:
+            self.hub.unregister(listener)
+            raise redis_down() from None
+        if version != held.version:  # tokens, users, roles or warehouses changed since
+            self.hub.unregister(listener)
+            return None
+        return held.user, listener, position
+
+    async def _admit(
+        self,
+        headers: dict[str, str],
+        request: tuple[int, int | None] | None,
+        bad_input: HttpError | None,
+    ) -> tuple[Any, Listener, int]:
+        """The usual way in: authenticate and read the user's roles and the warehouse in a
+        worker thread (the directory fills from the database what it does not hold), then
+        register and read the cursor. Errors are HttpErrors, the listener unregistered."""
+        try:
+            user, role_ids, active = await access.run_db(
+                access.identify, headers, request[0] if request else None
+            )
+        except access.AuthenticationFailed as exc:
+            raise HttpError(403, {"detail": exc.detail}) from None
+        except REDIS_UNAVAILABLE:  # the directory's version lives in Redis
+            raise redis_down() from None
+        if bad_input is not None or request is None:
+            raise bad_input or HttpError(400, {})
+        warehouse_id = request[0]
+        if not active:
+            raise HttpError(404, {"detail": f"Unknown or inactive warehouse {warehouse_id}."})
+        listener = self._listener(user, warehouse_id, role_ids)
+        try:
+            await self.hub.register(listener, timeout=settings.REDIS_CONNECT_TIMEOUT + 1)
+            position = await self.hub.current_cursor(warehouse_id)
+        except STORE_DOWN:
+            self.hub.unregister(listener)
+            raise redis_down() from None
+        return user, listener, position
 
     async def _stream(
         self,
@@ -198,17 +248,18 @@ class StreamApp:
                     (b"x-accel-buffering", b"no"),  # nginx: pass each event on at once
                 ]
             )
-            await write(sse.retry(settings.STREAM_RETRY_MS))
+            # The retry interval goes out with the first event (one write less per open).
+            retry = sse.retry(settings.STREAM_RETRY_MS)
             sent = since or 0
             page = first
             if since is not None and first is not None and not replayable(since, first):
-                await write(sse.frame(event="reset", data=b"{}"))
-                page = None
+                await write(retry + sse.frame(event="reset", data=b"{}"))
+                retry, page = b"", None
             while page is not None and listener.closed is None:
                 for item in page.items:
-                    await write(
-                        sse.frame(event="notification", data=events.item_data(item), id=item.cursor)
-                    )
+                    data = events.item_data(item)
+                    await write(retry + sse.frame(event="notification", data=data, id=item.cursor))
+                    retry = b""
                     sent = max(sent, item.cursor)
                 if not page.has_more:
                     break
@@ -219,7 +270,7 @@ class StreamApp:
                 except REDIS_UNAVAILABLE:
                     return  # the client reconnects from the last id it received
             sent = max(sent, position)
-            await write(sse.frame(event="ready", data=b'{"cursor":%d}' % sent, id=sent))
+            await write(retry + sse.frame(event="ready", data=b'{"cursor":%d}' % sent, id=sent))
             await self._live(write, headers, listener, sent)
         except Closed as closed:
             logger.debug("Stream of user %s ended: %s", listener.user_id, closed.reason)

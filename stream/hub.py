@@ -31,14 +31,16 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from config import metrics, status, timestamps
-from config.redis import REDIS_UNAVAILABLE
+from config.redis import REDIS_UNAVAILABLE, as_text
 from config.redis_async import async_redis, cluster_nodes
+from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from messaging.domain import UserRef
 from notifications import keys as notification_keys
 from notifications.domain import InboxItem, Lifecycle, Notification
 
 from . import access, events, sse
+from .batched_reads import BatchedReads
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +148,7 @@ class Hub:
         self._data: Redis | RedisCluster | None = None
         self._data_lock = asyncio.Lock()
         self._read_marks_script: Any = None
+        self._opening_reads = BatchedReads(self._read_cursor_and_directory_version)
         # Cluster nodes whose subscription failed, tried again after the others.
         self._failed_nodes: set[tuple[str, int] | None] = set()
 
@@ -158,11 +161,12 @@ class Hub:
         what lets a stream replay from Redis afterwards without a gap.
         """
         ready = self._start()
-        self._retry_now.set()  # someone is waiting: retry a lost subscription now, not later
-        try:
-            await asyncio.wait_for(ready.wait(), timeout)
-        except TimeoutError:
-            raise Unavailable from None
+        if not ready.is_set():  # the usual case skips the timer and task of wait_for
+            self._retry_now.set()  # someone is waiting: retry a lost subscription now
+            try:
+                await asyncio.wait_for(ready.wait(), timeout)
+            except TimeoutError:
+                raise Unavailable from None
         self._by_warehouse[listener.warehouse_id].add(listener)
         self._by_user[listener.user_id].add(listener)
 
@@ -187,15 +191,30 @@ class Hub:
         Raises Unavailable for any failure of the Redis client (a 503 for the stream): on a
         cluster in failover redis.asyncio also fails with errors outside RedisError.
         """
+        cursor, _ = await self.cursor_and_directory_version(warehouse_id)
+        return cursor
+
+    async def cursor_and_directory_version(self, warehouse_id: int) -> tuple[int, str | None]:
+        """The warehouse's current cursor (as `current_cursor`) and the directory's version
+        (None if there is none), read after this call began, in one round trip shared with
+        the streams of the warehouse that open at the same moment (stream/batched_reads.py).
+        A stream that identified its user from what the directory held confirms with the
+        version that it still holds."""
+        return await self._opening_reads.get(warehouse_id)
+
+    async def _read_cursor_and_directory_version(self, warehouse_id: int) -> tuple[int, str | None]:
         try:
             client = await self._data_client()
-            value = await client.get(notification_keys.sequence(warehouse_id))
+            pipe = client.pipeline(transaction=False)  # two slots on a cluster: no MULTI
+            pipe.get(notification_keys.sequence(warehouse_id))
+            pipe.get(directory_keys.version_key())
+            cursor, version = await pipe.execute()
         except Exception as exc:
             logger.warning("Stream hub could not read a cursor: %r", exc)
             if not isinstance(exc, REDIS_UNAVAILABLE):
                 await self._drop_data_client()  # it may be left broken: the next call starts anew
             raise Unavailable from exc
-        return int(value or 0)
+        return int(cursor or 0), None if version is None else as_text(version)
 
     async def aclose(self) -> None:
         """Stop the subscription and end every stream (server shutdown)."""
@@ -213,6 +232,7 @@ class Hub:
         if self._loop is not loop:  # a new server (tests): clients of an old loop are unusable
             self._loop, self._task, self._data = loop, None, None
             self._read_marks_script = None
+            self._opening_reads = BatchedReads(self._read_cursor_and_directory_version)
             self._data_lock = asyncio.Lock()
             self._ready = asyncio.Event()
             self._retry_now = asyncio.Event()
