@@ -46,6 +46,7 @@ from notifications.api.serializers import MAX_CURSOR
 from notifications.domain import InboxPage
 
 from . import access, events, sse
+from .batched_calls import BatchedCalls
 from .bounds import Streams, Writer
 from .hub import Closed, Hub, Listener, Unavailable
 
@@ -59,6 +60,9 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 STORE_DOWN: tuple[type[Exception], ...] = (Unavailable, *REDIS_UNAVAILABLE)
 # What ends a stream at its periodic re-check: credentials gone, or the directory unreachable.
 RECHECK_FAILED: tuple[type[Exception], ...] = (access.AuthenticationFailed, *REDIS_UNAVAILABLE)
+
+# At most this many opens authenticated in one worker-thread call (two queries for all).
+IDENTIFY_BATCH = 200
 
 REDIS_DOWN_DETAIL = "The message store is unavailable right now; please retry shortly."
 
@@ -117,6 +121,10 @@ class StreamApp:
     def __init__(self, hub: Hub | None = None, streams: Streams | None = None) -> None:
         self.hub = hub or Hub()
         self.streams = streams or Streams()  # per user, bounded, access re-checked
+        # Opens the directory cannot answer yet, authenticated together in a worker thread.
+        self._identities: BatchedCalls[tuple[dict[str, str], int | None], access.Identity] = (
+            BatchedCalls(_identify_all, limit=IDENTIFY_BATCH)
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -205,8 +213,8 @@ class StreamApp:
         worker thread (the directory fills from the database what it does not hold), then
         register and read the cursor. Errors are HttpErrors, the listener unregistered."""
         try:
-            user, role_ids, active = await access.run_db(
-                access.identify, headers, request[0] if request else None
+            user, role_ids, active = await self._identities.call(
+                (headers, request[0] if request else None)
             )
         except access.AuthenticationFailed as exc:
             raise HttpError(403, {"detail": exc.detail}) from None
@@ -317,6 +325,12 @@ class StreamApp:
                 chunk.append(frame)
             if chunk:
                 await write(b"".join(chunk))
+
+
+async def _identify_all(
+    requests: list[tuple[dict[str, str], int | None]],
+) -> list[access.Identity | Exception]:
+    return await access.run_db(access.identify_all, list(requests))
 
 
 def lifetime() -> float:

@@ -149,3 +149,47 @@ def test_each_request_gets_its_own_user_and_token(poller):
     assert first.user is not second.user
     assert first.user.username == "nina"
     assert first.user.is_active
+
+
+def test_holding_many_tokens_takes_two_queries_and_answers_them_all_after(make_user, role):
+    """A burst of stream opens after the directory was dropped: their tokens, users and roles
+    are read in two queries for all, then answered from the cache."""
+    users = [make_user(f"op{i}", *([role] if i % 2 else [])) for i in range(30)]
+    roles = {u.pk: [role.pk] if i % 2 else [] for i, u in enumerate(users)}
+    keys = [Token.objects.create(user=u).key for u in users]
+    directory.bump()
+    with directory.request_scope():
+        with CaptureQueriesContext(connection) as captured:
+            directory.hold_tokens([*keys, "not-a-token"])
+        assert len(captured) == 2
+        with CaptureQueriesContext(connection) as captured:
+            for user, key in zip(users, keys, strict=True):
+                token = directory.token(key)
+                assert token is not None
+                assert token.user.pk == user.pk
+                assert directory.role_ids(token.user) == roles[user.pk]
+        assert len(captured) == 0
+
+
+def test_tokens_deleted_while_held_in_bulk_are_not_cached(make_user):
+    """As for one token (issue 20, row C): a change between the bulk read and the store keeps
+    what was read out of the cache."""
+    user = make_user("op")
+    key = Token.objects.create(user=user).key
+    directory.bump()
+    fired: list[bool] = []
+
+    def between_read_and_store(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if not fired and "auth_user_groups" in sql:
+            fired.append(True)
+            Token.objects.filter(key=key).delete()  # bumps the version
+            with directory.request_scope():  # another request moves the cache on
+                assert directory.token("not-a-token") is None
+        return result
+
+    with directory.request_scope(), connection.execute_wrapper(between_read_and_store):
+        directory.hold_tokens([key])
+    assert fired
+    with directory.request_scope():
+        assert directory.token(key) is None

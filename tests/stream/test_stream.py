@@ -491,13 +491,13 @@ def test_a_held_token_opens_without_a_worker_thread_and_changes_count_at_once(
     rita = subscribed("rita", warehouse, rep_notice)
     headers = token_for(rita)
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify"]  # the first fills the directory
+    assert worker_calls == ["identify_all"]  # the first fills the directory
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify"]
+    assert worker_calls == ["identify_all"]
 
     rita.groups.clear()  # any change of the directory: the next open asks again
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify", "identify"]
+    assert worker_calls == ["identify_all", "identify_all"]
 
     warehouse.is_active = False
     warehouse.save()
@@ -550,3 +550,35 @@ def test_the_retry_interval_comes_with_the_first_event(
             if b"event: ready" in seen:
                 break
     assert seen.startswith(b"retry: %d\n" % settings.STREAM_RETRY_MS)
+
+
+def test_a_burst_of_opens_is_authenticated_together(
+    asgi_server, make_user, warehouse, worker_calls
+):
+    """After a deploy (or any change of the directory) every stream opens at once: they share
+    worker-thread calls, and each still gets its own answer (a bad token its 403)."""
+    import asyncio
+
+    from directory.cache import bump
+
+    users = [make_user(f"op{i}") for i in range(20)]
+    tokens = [f"Token {Token.objects.create(user=u).key}" for u in users] + ["Token nope"]
+    bump()
+
+    async def open_one(client: httpx.AsyncClient, authorization: str) -> int:
+        params = {"warehouse": warehouse.pk}
+        headers = {"Authorization": authorization}
+        async with client.stream("GET", "/api/v1/stream/", params=params, headers=headers) as r:
+            if r.status_code == 200:
+                async for line in r.aiter_lines():
+                    if line == "event: ready":
+                        break
+            return r.status_code
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient(base_url=asgi_server, timeout=10.0) as client:
+            return await asyncio.gather(*(open_one(client, t) for t in tokens))
+
+    assert asyncio.run(burst()) == [200] * 20 + [403]
+    batches = worker_calls.count("identify_all")  # (the open streams' re-check may run too)
+    assert 1 <= batches < 10, worker_calls  # 21 opens, a few batches
