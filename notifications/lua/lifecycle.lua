@@ -344,17 +344,22 @@ if op == 'claim' then
   return reply('ok', slot, cursor)
 end
 
-if op == 'release' then
-  if state.status == 'resolved' then return reply('resolved', slot) end
-  if state.status == 'open' then return reply('same', slot) end
-  if state.claimed_by.id ~= actor.id then return reply('forbidden', slot) end
+-- A claimed one open again (a release by its holder or by the system): whoever snoozed it
+-- gets it back at once.
+local function reopen()
   state.status = 'open'
   state.claimed_by = cjson.null
   state.claimed_at = cjson.null
   local cursor = save(slot, state, 'released')
-  -- Open again: whoever snoozed it gets it back at once.
   wake_all(slot)
   return reply('ok', slot, cursor)
+end
+
+if op == 'release' then
+  if state.status == 'resolved' then return reply('resolved', slot) end
+  if state.status == 'open' then return reply('same', slot) end
+  if state.claimed_by.id ~= actor.id then return reply('forbidden', slot) end
+  return reopen()
 end
 
 if op == 'release_held' then
@@ -362,13 +367,7 @@ if op == 'release_held' then
   if state.status ~= 'claimed' or tostring(state.claimed_by.id) ~= ARGV[8] then
     return reply('same', slot)
   end
-  state.status = 'open'
-  state.claimed_by = cjson.null
-  state.claimed_at = cjson.null
-  local cursor = save(slot, state, 'released')
-  -- Open again: whoever snoozed it gets it back at once, as with any release.
-  wake_all(slot)
-  return reply('ok', slot, cursor)
+  return reopen()
 end
 
 if op == 'resolve' then
