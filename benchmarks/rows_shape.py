@@ -10,8 +10,9 @@
 - 15: the list's first page of 50 (no `since`, as the page opens), 200 path, against the floor.
 - 16: opening N event streams at once (token auth, `ready` received) in uvicorn, against a
   minimal SSE endpoint in the same server (benchmarks/asgi.py: no authentication, no Redis);
-  with the directory holding every token, and just after it was dropped (each open then
-  reads its token and roles from the database, as after a deploy).
+  with the directory holding every token, just after it was dropped (each open then reads
+  its token and roles from the database, as after a deploy), and with session cookies (as
+  browsers open them: always through the worker thread, the session read from Redis).
 
 Every target runs once per round, in a rotating order (benchmarks.harness.interleave).
 """
@@ -261,6 +262,8 @@ def stream_rows(bench: Bench, data: InboxData) -> list[Line]:
     host = f"{srv.host}:{srv.port}"
     stream_path = f"/api/v1/stream/?warehouse={data.warehouse_id}"
     project = _requests(stream_path, [{"Authorization": f"Token {t.key}"} for t in tokens], host)
+    bench.log(f"{count:,} browser sessions")
+    browsers = _requests(stream_path, [{"Cookie": session_cookie(u)} for u in users], host)
     baseline = _requests("/bench/sse/", [{}] * count, host)
     bench.log(f"uvicorn, {config.http_workers} workers; {count:,} streams opened at once")
 
@@ -289,6 +292,7 @@ def stream_rows(bench: Bench, data: InboxData) -> list[Line]:
             {
                 "warm": warm,
                 "cold": cold,
+                "session": partial(side, browsers, b"event: ready"),
                 "baseline": partial(side, baseline, b"event: ready"),
             },
         )
@@ -298,7 +302,7 @@ def stream_rows(bench: Bench, data: InboxData) -> list[Line]:
     return [
         Line(
             row="16",
-            work=f"open {count:,} event streams at once (token, until `ready`), {label}",
+            work=f"open {count:,} event streams at once (until `ready`), {label}",
             project=seconds[side_name],
             baseline=seconds["baseline"],
             baseline_name="minimal SSE endpoint",
@@ -307,7 +311,8 @@ def stream_rows(bench: Bench, data: InboxData) -> list[Line]:
             met=at_most(ratio, 2.0),
         )
         for side_name, label in (
-            ("warm", "the directory holding every token"),
-            ("cold", "the directory just dropped (as after a deploy)"),
+            ("warm", "token, the directory holding every token"),
+            ("cold", "token, the directory just dropped (as after a deploy)"),
+            ("session", "the browser's session cookie"),
         )
     ]
