@@ -99,11 +99,8 @@ class UnreadView(NotificationAPIView):
         unchanged = etags.not_modified(request, self.etag_kind)
         if unchanged is not None:
             return unchanged
-        query = s.WarehouseQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        summary = selectors.unread_summary(
-            user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
-        )
+        warehouse = s.warehouse_from_query(request.query_params)
+        summary = selectors.unread_summary(user=signed_in(request), warehouse_id=warehouse.pk)
         response = Response(s.unread_dict(summary))
         return etags.tagged(response, request, self.etag_kind, summary.version)
 
@@ -214,11 +211,10 @@ class SnoozeView(NotificationAPIView):
         summary="Wake my snooze of it now (unread again for me, with a new cursor)",
     )
     def delete(self, request: Request, notification_id: str) -> Response:
-        query = s.WarehouseQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        warehouse = s.warehouse_from_query(request.query_params)
         item = lifecycle.wake(
             user=signed_in(request),
-            warehouse_id=query.validated_data["warehouse"].pk,
+            warehouse_id=warehouse.pk,
             notification_id=str(notification_id),
         )
         return Response(s.NotificationOutput(item).data)
@@ -231,11 +227,8 @@ class SnoozedView(NotificationAPIView):
         summary="My snoozed notifications, the one waking first first",
     )
     def get(self, request: Request) -> Response:
-        query = s.WarehouseQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        items = selectors.snoozed(
-            user=signed_in(request), warehouse_id=query.validated_data["warehouse"].pk
-        )
+        warehouse = s.warehouse_from_query(request.query_params)
+        items = selectors.snoozed(user=signed_in(request), warehouse_id=warehouse.pk)
         return Response(s.SnoozedOutput({"results": items}).data)
 
 
@@ -246,11 +239,10 @@ class HistoryView(NotificationAPIView):
         summary="A notification's events, oldest first",
     )
     def get(self, request: Request, notification_id: str) -> Response:
-        query = s.WarehouseQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        warehouse = s.warehouse_from_query(request.query_params)
         events = selectors.history(
             user=signed_in(request),
-            warehouse_id=query.validated_data["warehouse"].pk,
+            warehouse_id=warehouse.pk,
             notification_id=str(notification_id),
         )
         if events is None:

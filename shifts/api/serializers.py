@@ -13,10 +13,6 @@ from notifications.api.serializers import WarehouseField
 from ..selectors import RoleOnNow
 
 
-class WarehouseQuery(serializers.Serializer):
-    warehouse = WarehouseField()
-
-
 class PersonOutput(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from config import errors, timestamps
 from config.users import signed_in
+from notifications.api.serializers import WarehouseQuery, warehouse_from_query
 
 from .. import handovers, selectors
 from . import serializers as s
@@ -17,7 +18,7 @@ from . import serializers as s
 
 class OnNowView(APIView):
     @extend_schema(
-        parameters=[s.WarehouseQuery],
+        parameters=[WarehouseQuery],
         responses={200: s.OnNowOutput},
         summary="Who is on shift now in a warehouse, per role",
         description="For each role with shifts in the warehouse: its running shift (null when "
@@ -25,9 +26,8 @@ class OnNowView(APIView):
         "roles only (others 404).",
     )
     def get(self, request: Request) -> Response:
-        query = s.WarehouseQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        warehouse_id = query.validated_data["warehouse"].pk
+        warehouse = warehouse_from_query(request.query_params)
+        warehouse_id = warehouse.pk
         user = signed_in(request)
         if not selectors.may_see_shifts(user=user, warehouse_id=warehouse_id):
             raise errors.NotFound(gettext("No shifts of yours in this warehouse."))

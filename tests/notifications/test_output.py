@@ -5,6 +5,7 @@ keys in the same order, and the same bytes in JSON and in XML."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rest_framework.renderers import JSONRenderer
@@ -101,3 +102,44 @@ def test_an_unread_summary_is_what_its_serializer_gives(latest, unread, counts):
         by_severity=dict(zip(Severity, counts, strict=True)),
     )
     same(s.unread_dict(summary), s.UnreadOutput(summary).data)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"warehouse": ""},
+        {"warehouse": "x"},
+        {"warehouse": "0"},
+        {"warehouse": "-1"},
+        {"warehouse": "true"},
+        {"warehouse": "1.5"},
+        {"warehouse": str(2**70)},
+        {"warehouse": "inactive"},
+        {"warehouse": "active"},
+    ],
+)
+def test_the_warehouse_parameter_is_validated_as_its_serializer_does(params):
+    """`warehouse_from_query` (the polls' hot path) answers what `WarehouseQuery` answers: the
+    same warehouse, or the same 400 body."""
+    from django.http import QueryDict
+    from rest_framework.exceptions import ValidationError
+
+    from subscriptions.models import Warehouse
+
+    active = Warehouse.objects.create(code="SH01", name="Shanghai 1")
+    inactive = Warehouse.objects.create(code="BJ02", name="Beijing 2", is_active=False)
+    ids = {"active": str(active.pk), "inactive": str(inactive.pk)}
+    query = QueryDict(mutable=True)
+    for name, value in params.items():
+        query[name] = ids.get(value, value)
+
+    serializer = s.WarehouseQuery(data=query)
+    if serializer.is_valid():
+        assert s.warehouse_from_query(query).pk == serializer.validated_data["warehouse"].pk
+        assert params == {"warehouse": "active"}
+    else:
+        with pytest.raises(ValidationError) as raised:
+            s.warehouse_from_query(query)
+        assert raised.value.detail == serializer.errors
