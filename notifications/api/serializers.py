@@ -11,8 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.fields import empty
 
+from config import query_params
 from config.fields import BoundedListField
 from config.timestamps import iso_ms
 from directory import cache as directory
@@ -62,18 +62,10 @@ class WarehouseQuery(serializers.Serializer):
     warehouse = WarehouseField()
 
 
-_warehouse_field = WarehouseField()  # holds no state per call: one serves every request
-
-
 def warehouse_from_query(params: Mapping[str, Any]) -> Warehouse:
-    """The `warehouse` query parameter, validated as `WarehouseQuery` validates it (the same
-    400 answers), without building a serializer per request: a poll's hot path (building one
-    costs a deep copy of its fields and a queryset; issue 22's profile of the unread poll)."""
-    value = params.get("warehouse", empty)
-    try:
-        found: Warehouse = _warehouse_field.run_validation(value)
-    except serializers.ValidationError as exc:
-        raise serializers.ValidationError({"warehouse": exc.detail}) from None
+    """The `warehouse` query parameter, validated by `WarehouseQuery`'s fields without a
+    serializer per request (config/query_params.py): a poll's hot path."""
+    found: Warehouse = query_params.validated(WarehouseQuery, params)["warehouse"]
     return found
 
 

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import errors, idempotency, timestamps
+from config import errors, idempotency, query_params, timestamps
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
@@ -51,17 +51,16 @@ class NotificationListView(NotificationAPIView):
         unchanged = etags.not_modified(request, self.etag_kind)
         if unchanged is not None:
             return unchanged
-        query = s.InboxQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        since = query.validated_data.get("since")
+        query = query_params.validated(s.InboxQuery, request.query_params)
+        since = query.get("since")
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
         page = selectors.inbox_page(
             user=signed_in(request),
-            warehouse_id=query.validated_data["warehouse"].pk,
+            warehouse_id=query["warehouse"].pk,
             since=since,
-            limit=query.validated_data["limit"],
-            include_read=query.validated_data["include_read"],
+            limit=query["limit"],
+            include_read=query["include_read"],
         )
         response = Response(s.inbox_page_dict(page))
         return etags.tagged(response, request, self.etag_kind, page.version, since=since)
