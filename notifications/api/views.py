@@ -202,7 +202,7 @@ class SnoozeView(NotificationAPIView):
             notification_id=str(notification_id),
             until=payload.validated_data["until"],
         )
-        return Response(s.NotificationOutput(item).data)
+        return Response(s.notification_dict(item))
 
     @extend_schema(
         parameters=[s.WarehouseQuery],
@@ -216,7 +216,7 @@ class SnoozeView(NotificationAPIView):
             warehouse_id=warehouse.pk,
             notification_id=str(notification_id),
         )
-        return Response(s.NotificationOutput(item).data)
+        return Response(s.notification_dict(item))
 
 
 class SnoozedView(NotificationAPIView):
