@@ -303,8 +303,9 @@ class StreamApp:
             if now >= recheck_at:
                 # Roles change, sessions end, tokens are revoked: look again now and then.
                 try:
-                    _, role_ids, active = await access.run_db(
-                        access.identify, headers, listener.warehouse_id
+                    # With the other streams' re-checks and opens due now: one thread call.
+                    _, role_ids, active = await self._identities.call(
+                        (headers, listener.warehouse_id)
                     )
                 except RECHECK_FAILED:
                     return

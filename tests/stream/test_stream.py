@@ -582,3 +582,36 @@ def test_a_burst_of_opens_is_authenticated_together(
     assert asyncio.run(burst()) == [200] * 20 + [403]
     batches = worker_calls.count("identify_all")  # (the open streams' re-check may run too)
     assert 1 <= batches < 10, worker_calls  # 21 opens, a few batches
+
+
+def test_a_stream_ends_at_its_recheck_once_its_session_is_gone(
+    stream_client, session_cookie_for, subscribed, warehouse, rep_notice, settings
+):
+    """A session's logout or expiry is seen by the stream's own periodic re-check
+    (STREAM_RECHECK_SECONDS), taken with the other streams' re-checks due then."""
+    from django.contrib.sessions.backends.base import SessionBase
+    from django.utils.module_loading import import_string
+
+    from tests.stream.conftest import EventStream
+
+    settings.STREAM_RECHECK_SECONDS = 0.2
+    settings.STREAM_HEARTBEAT_SECONDS = 0.1
+    rita = subscribed("rita", warehouse, rep_notice)
+    cookies = session_cookie_for(rita)
+    stream_client.cookies.update(cookies)
+    with stream_client.stream("GET", "/api/v1/stream/", params={"warehouse": warehouse.pk}) as r:
+        assert r.status_code == 200
+        stream = EventStream(r)
+        stream.until("ready")
+        assert stream.next(comments=True) is not None  # alive: heartbeats while nothing happens
+        store: SessionBase = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(
+            cookies[settings.SESSION_COOKIE_NAME]
+        )
+        store.delete()  # logged out
+        for _ in range(100):  # re-checks every 0.2 s: it ends long before 100 heartbeats
+            event = stream.next(comments=True)
+            if event is None:
+                break
+            assert event.comment  # nothing but heartbeats until it ends
+        else:
+            raise AssertionError("the stream outlived its session")
