@@ -25,6 +25,7 @@ from rest_framework.authentication import TokenAuthentication
 
 from config.authentication import CachedTokenAuthentication
 from directory import cache as directory
+from directory import sessions as session_store
 from messaging.domain import UserRef
 from messaging.selectors import user_refs
 
@@ -56,8 +57,11 @@ async def run_db(function: Callable[..., T], *args: Any) -> T:
     return await sync_to_async(_close_connections, thread_sensitive=False)(function, *args)
 
 
-def authenticate(headers: Mapping[str, str]) -> User:
-    """The active user the request's token or session belongs to (headers in lower case)."""
+def authenticate(
+    headers: Mapping[str, str], sessions: Mapping[str, dict[str, Any]] | None = None
+) -> User:
+    """The active user the request's token or session belongs to (headers in lower case);
+    `sessions`: session data read already (`directory.sessions.preload`), by session key."""
     authorization = headers.get("authorization", "")
     parts = authorization.split()
     if parts and parts[0].lower() == TokenAuthentication.keyword.lower():
@@ -75,7 +79,10 @@ def authenticate(headers: Mapping[str, str]) -> User:
     # django.contrib.auth.get_user checks the session's auth hash and backend exactly as
     # AuthenticationMiddleware does; it only needs request.session.
     request = HttpRequest()
-    request.session = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
+    store: Any = import_string(f"{settings.SESSION_ENGINE}.SessionStore")(session_key)
+    if sessions and session_key in sessions:
+        store._session_cache = sessions[session_key]  # Django's: what its own load() fills
+    request.session = store
     session_user = auth.get_user(request)
     if isinstance(session_user, AnonymousUser) or not session_user.is_active:
         raise AuthenticationFailed(NOT_AUTHENTICATED)
@@ -89,12 +96,16 @@ def held_token_access(headers: Mapping[str, str], warehouse_id: int) -> director
     return None if key is None else directory.held_token_access(key, warehouse_id)
 
 
-def identify(headers: Mapping[str, str], warehouse_id: int | None) -> tuple[User, list[int], bool]:
+def identify(
+    headers: Mapping[str, str],
+    warehouse_id: int | None,
+    sessions: Mapping[str, dict[str, Any]] | None = None,
+) -> tuple[User, list[int], bool]:
     """The user, their roles, and whether the warehouse exists and is active: the token, the
     roles and the warehouse from the directory (exact after every change; no database query
     in steady state), a session from the session store."""
     with directory.scope():  # within identify_all's scope: the version read once for all
-        user = authenticate(headers)
+        user = authenticate(headers, sessions)
         active = warehouse_id is not None and directory.active_warehouse(warehouse_id) is not None
         return user, directory.role_ids(user), active
 
@@ -109,14 +120,24 @@ def identify_all(
     the directory's version and the tokens the directory lacks read in two queries for all:
     the streams of a burst (after a deploy every operator reconnects) come in together."""
     with directory.request_scope():
+        sessions = session_store.preload(
+            [key for headers, _ in requests if (key := _session_key(headers))]
+        )
         directory.hold_tokens([key for headers, _ in requests if (key := _token_key(headers))])
         answers: list[Identity | Exception] = []
         for headers, warehouse_id in requests:
             try:
-                answers.append(identify(headers, warehouse_id))
+                answers.append(identify(headers, warehouse_id, sessions))
             except Exception as exc:  # each stream answers its own failure
                 answers.append(exc)
         return answers
+
+
+def _session_key(headers: Mapping[str, str]) -> str | None:
+    parts = headers.get("authorization", "").split()
+    if parts and parts[0].lower() == TokenAuthentication.keyword.lower():
+        return None  # a token request (valid or not), as authenticate decides
+    return parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME) or None
 
 
 def _token_key(headers: Mapping[str, str]) -> str | None:

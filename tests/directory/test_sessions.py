@@ -103,3 +103,35 @@ def test_a_deleted_session_is_refused(warehouse, browser):
     _, client = browser
     SessionStore(client.cookies[settings.SESSION_COOKIE_NAME].value).delete()
     assert poll(client, warehouse)[0].status_code == 403
+
+
+@pytest.mark.skipif(settings.REDIS_CLUSTER, reason="single Redis server only (one round trip)")
+def test_preloading_reads_many_sessions_and_the_version_in_one_round_trip(make_user):
+    """A burst of browsers' streams: their sessions and the directory's version together."""
+    from directory.sessions import preload
+
+    clients = []
+    for i in range(5):
+        client = APIClient()
+        client.force_login(make_user(f"op{i}"))
+        clients.append(client)
+    session_keys = [c.cookies[settings.SESSION_COOKIE_NAME].value for c in clients]
+    SessionStore(session_keys[0]).delete()  # signed out
+    executed = []
+    pipeline_class = type(SessionStore()._cache.client.get_client(write=False).pipeline())
+    original = pipeline_class.execute
+
+    def counted(self, *args, **kwargs):
+        executed.append(len(self.command_stack))
+        return original(self, *args, **kwargs)
+
+    pipeline_class.execute = counted
+    try:
+        with directory.request_scope():
+            found = preload([*session_keys, "no-such-session-key"])
+    finally:
+        pipeline_class.execute = original
+    assert executed == [2]  # one round trip: the version and one MGET
+    assert set(found) == set(session_keys[1:])
+    for key in session_keys[1:]:
+        assert found[key] == SessionStore(key).load()

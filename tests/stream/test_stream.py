@@ -483,6 +483,42 @@ def worker_calls(monkeypatch) -> list[str]:
     return calls
 
 
+def test_a_burst_of_browsers_opens_together_and_a_signed_out_one_is_refused(
+    asgi_server, make_user, warehouse, session_cookie_for, worker_calls
+):
+    """Browsers' streams (session cookies) after a deploy: authenticated together, their
+    sessions read in one round trip; a session signed out meanwhile gets 403."""
+    import asyncio
+
+    from django.conf import settings as django_settings
+    from django.contrib.sessions.backends.base import SessionBase
+    from django.utils.module_loading import import_string
+
+    name = django_settings.SESSION_COOKIE_NAME
+    cookies = [session_cookie_for(make_user(f"op{i}"))[name] for i in range(12)]
+    store: SessionBase = import_string(f"{django_settings.SESSION_ENGINE}.SessionStore")(
+        cookies[-1]
+    )
+    store.delete()
+
+    async def open_one(client: httpx.AsyncClient, cookie: str) -> int:
+        params = {"warehouse": warehouse.pk}
+        headers = {"Cookie": f"{name}={cookie}"}
+        async with client.stream("GET", "/api/v1/stream/", params=params, headers=headers) as r:
+            if r.status_code == 200:
+                async for line in r.aiter_lines():
+                    if line == "event: ready":
+                        break
+            return r.status_code
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient(base_url=asgi_server, timeout=10.0) as client:
+            return await asyncio.gather(*(open_one(client, c) for c in cookies))
+
+    assert asyncio.run(burst()) == [200] * 11 + [403]
+    assert 1 <= worker_calls.count("identify_all") < 8, worker_calls
+
+
 def test_a_held_token_opens_without_a_worker_thread_and_changes_count_at_once(
     stream_client, token_for, subscribed, warehouse, rep_notice, worker_calls
 ):
