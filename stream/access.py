@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import auth
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import close_old_connections, connections
 from django.http import HttpRequest
@@ -124,6 +125,7 @@ def identify_all(
             [key for headers, _ in requests if (key := _session_key(headers))]
         )
         directory.hold_tokens([key for headers, _ in requests if (key := _token_key(headers))])
+        directory.hold_users([data.get(SESSION_KEY) for data in sessions.values()])
         answers: list[Identity | Exception] = []
         for headers, warehouse_id in requests:
             try:

@@ -193,3 +193,18 @@ def test_tokens_deleted_while_held_in_bulk_are_not_cached(make_user):
     assert fired
     with directory.request_scope():
         assert directory.token(key) is None
+
+
+def test_holding_many_users_takes_one_query_and_answers_them_after(make_user):
+    """The sessions' users of a burst of browsers' streams: one query for all, an unknown id
+    held as unknown."""
+    users = [make_user(f"op{i}") for i in range(10)]
+    directory.bump()
+    with directory.request_scope():
+        with CaptureQueriesContext(connection) as captured:
+            directory.hold_users([*(str(u.pk) for u in users), "999999", "not-an-id", None])
+        assert len(captured) == 1
+        with CaptureQueriesContext(connection) as captured:
+            assert [directory.user(u.pk).username for u in users] == [u.username for u in users]
+            assert directory.user(999999) is None
+        assert len(captured) == 0
