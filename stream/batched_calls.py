@@ -21,7 +21,7 @@ R = TypeVar("R")
 
 class BatchedCalls(Generic[A, R]):
     """`await calls.call(argument)`: `run_batch`'s answer for it; an answer that is an
-    exception is raised. Bound to the event loop it is first used on."""
+    exception is raised. Used from another event loop, it starts afresh there."""
 
     def __init__(
         self, run_batch: Callable[[list[A]], Awaitable[list[R | Exception]]], *, limit: int
@@ -32,7 +32,12 @@ class BatchedCalls(Generic[A, R]):
         self._runner: asyncio.Task[None] | None = None
 
     async def call(self, argument: A) -> R:
-        answer: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        if self._runner is not None and self._runner.get_loop() is not loop:
+            # A new event loop (a server started again in the same process): what the old
+            # one left queued has nobody waiting for it.
+            self._runner, self._queue = None, []
+        answer: asyncio.Future[R] = loop.create_future()
         self._queue.append((argument, answer))
         if self._runner is None or self._runner.done():
             self._runner = asyncio.ensure_future(self._run())

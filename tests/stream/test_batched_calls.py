@@ -73,3 +73,27 @@ def test_a_caller_that_leaves_does_not_cancel_the_others():
             await leaving
 
     asyncio.run(scenario())
+
+
+def test_a_new_event_loop_starts_afresh():
+    """A server started again in the same process: a batch its old loop left unfinished does
+    not hold up the new one."""
+    batches = Batches()
+    calls = BatchedCalls(batches, limit=10)
+
+    async def left_unfinished() -> None:
+        waiting = asyncio.ensure_future(calls.call(1))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # its batch is waiting for a release that never comes
+        assert not waiting.done()
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(left_unfinished())
+    loop.close()
+
+    async def next_server() -> int:
+        batches.release = asyncio.Event()
+        batches.release.set()
+        return await asyncio.wait_for(calls.call(2), 10)  # a fault here would wait forever
+
+    assert asyncio.run(next_server()) == 4
