@@ -4,6 +4,8 @@ deactivation or a new password still ends the session at the very next request."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
@@ -118,7 +120,8 @@ def test_preloading_reads_many_sessions_and_the_version_in_one_round_trip(make_u
     session_keys = [c.cookies[settings.SESSION_COOKIE_NAME].value for c in clients]
     SessionStore(session_keys[0]).delete()  # signed out
     executed = []
-    pipeline_class = type(SessionStore()._cache.client.get_client(write=False).pipeline())
+    store: Any = SessionStore()  # Django's cached_db attribute, unknown to the stubs
+    pipeline_class = type(store._cache.client.get_client(write=False).pipeline())
     original = pipeline_class.execute
 
     def counted(self, *args, **kwargs):
