@@ -77,9 +77,21 @@ def sequence(chat_id: str) -> str:
     return f"{chat_prefix(chat_id)}:seq"
 
 
+# The suffixes of meta(), members(), joined(), messages() and sequence(), in that order.
+_CHAT_KEY_PARTS = ("meta", "members", "joined", "msgs", "seq")
+
+
 def chat_keys(chat_id: str) -> list[str]:
     """Every key of a chat, in the KEYS[] order all chat scripts declare (see lua/*.lua)."""
-    return [meta(chat_id), members(chat_id), joined(chat_id), messages(chat_id), sequence(chat_id)]
+    prefix = chat_prefix(chat_id)
+    return [f"{prefix}:{part}" for part in _CHAT_KEY_PARTS]
+
+
+def pending_keys(chat_id: str) -> list[str]:
+    """The keys fetch_pending.lua reads (members, msgs, seq): a user's fetch sends it once per
+    chat, so it names only what it uses."""
+    prefix = chat_prefix(chat_id)
+    return [f"{prefix}:members", f"{prefix}:msgs", f"{prefix}:seq"]
 
 
 def idempotency(chat_id: str, user_id: int, key: str) -> str:

@@ -20,8 +20,10 @@ DELETED_USERNAME = "(deleted user)"
 
 
 def user_refs(user_ids: Iterable[int]) -> dict[int, UserRef]:
-    """Usernames for these ids in one query."""
+    """Usernames for these ids in one query (none for no ids: a fetch with nothing new)."""
     wanted = set(user_ids)
+    if not wanted:
+        return {}
     found = {
         pk: UserRef(id=pk, username=username)
         for pk, username in get_user_model()

@@ -310,7 +310,9 @@ def fetch_pending(
         return []
     batch = Batch()
     for chat_id in chat_ids:
-        batch.script(_fetch_pending, keys=keys.chat_keys(chat_id), args=[user_id, limit_per_chat])
+        batch.script(
+            _fetch_pending, keys=keys.pending_keys(chat_id), args=[user_id, limit_per_chat]
+        )
     results: list[list[StoredMessage] | None] = []
     for chat_id, flat in zip(chat_ids, batch.execute(), strict=True):
         results.append(None if flat is None else [_message(chat_id, raw) for raw in flat[0::2]])

@@ -1,27 +1,27 @@
 -- Redis in Action's fetch_pending_messages for one chat: the messages after a member's seen
 -- id, then their seen id advances and messages every member has seen are removed.
--- KEYS[1] meta (hash), KEYS[2] members (zset user -> seen id), KEYS[3] joined (hash),
--- KEYS[4] msgs (zset id -> JSON), KEYS[5] seq (string)       -- messaging.keys.chat_keys()
+-- KEYS[1] members (zset user -> seen id), KEYS[2] msgs (zset id -> JSON), KEYS[3] seq
+-- (string)                                                 -- messaging.keys.pending_keys()
 -- ARGV[1] the member's user id, ARGV[2] the most messages to return
 -- Returns false if they are not a member (or there is no such chat), else the messages as
 -- a flat list {JSON, id, JSON, id, ...}, oldest first.
-local seen = redis.call('ZSCORE', KEYS[2], ARGV[1])
+local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not seen then
   return false
 end
 local limit = tonumber(ARGV[2])
-local found = redis.call('ZRANGE', KEYS[4], '(' .. seen, '+inf', 'BYSCORE',
+local found = redis.call('ZRANGE', KEYS[2], '(' .. seen, '+inf', 'BYSCORE',
   'LIMIT', 0, limit, 'WITHSCORES')
 local up_to
 if #found / 2 >= limit then
   -- Capped: advance only to what was returned; the next fetch continues from there.
   up_to = tonumber(found[#found])
 else
-  up_to = tonumber(redis.call('GET', KEYS[5]) or '0')
+  up_to = tonumber(redis.call('GET', KEYS[3]) or '0')
 end
 if up_to > tonumber(seen) then
-  redis.call('ZADD', KEYS[2], up_to, ARGV[1])
-  local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
+  redis.call('ZADD', KEYS[1], up_to, ARGV[1])
+  local lowest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', lowest[2])
 end
 return found

@@ -20,6 +20,11 @@ def test_chat_keys_share_the_chat_hash_tag():
         "wms:{chat:d-3-12}:msgs",
         "wms:{chat:d-3-12}:seq",
     ]
+    assert keys.pending_keys("d-3-12") == [
+        keys.members("d-3-12"),
+        keys.messages("d-3-12"),
+        keys.sequence("d-3-12"),
+    ]
 
 
 def test_user_and_global_keys():

@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 import messaging
 from config import timestamps
@@ -103,3 +105,16 @@ def test_scripts_are_registered_once_and_run_by_sha(alice, bob, group, redis):
     stats = redis.info("commandstats")
     assert "cmdstat_eval" not in stats
     assert stats["cmdstat_evalsha"]["calls"] >= 1
+
+
+def test_a_fetch_with_nothing_new_queries_no_database(alice, bob, group, send, round_trips):
+    for _ in range(3):
+        group(alice, bob)
+    services.messages_fetch_pending(user=bob)  # what was there: now seen
+    round_trips["n"] = 0
+
+    with CaptureQueriesContext(connection) as queries:
+        assert services.messages_fetch_pending(user=bob) == []
+
+    assert len(queries) == 0  # no senders to name
+    assert round_trips["n"] == 2
