@@ -7,7 +7,10 @@ a warehouse or a message type deletes a version token in Redis (right away and a
 the transaction commits, so no process keeps what a not yet committed change showed); the next
 reader puts a new random one (SET NX). Each request reads the version once (one GET, no
 database; a session's read brings it along) and a process that sees a new one drops everything
-it cached; so a change is seen at the very next request of every process.
+it cached; so a change is seen at the very next request of every process. A poll
+(directory/optimistic.py) answers from the version the process holds and reads the version in
+the same round trip as its data instead: if it moved on, that answer is dropped and the poll is
+answered again the usual way.
 
 A fill is stored only if nothing changed while it read the database: after the read, the
 version is read again (in Redis, and in this process, under the lock) and must still be the one
@@ -34,17 +37,31 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from redis.exceptions import OutOfMemoryError, ReadOnlyError
 
-from config.redis import as_text, get_redis
+from config.redis import Batch, as_text, get_redis
 
 from .keys import version_key
 
 MAX_AGE_SECONDS = 300.0
 
+# The start of a version this process made up because Redis refused to store one: Redis never
+# holds it, so nothing can be confirmed against it.
+_PRIVATE = "uncached-"
+
 # Per request: the version read at its start (None outside a request: every call reads it).
 _request_version: ContextVar[dict[str, str] | None] = ContextVar("directory_version", default=None)
+
+
+class DirectoryChanged(Exception):
+    """An optimistic request (`optimistic()`) answered from a version that Redis no longer
+    holds: nothing it read may be used, and it is answered again the usual way."""
+
+
+def _young(loaded_at: float) -> bool:
+    return time.monotonic() - loaded_at < MAX_AGE_SECONDS
 
 
 def bump() -> None:
@@ -68,7 +85,7 @@ def _read_version() -> str:
             # version of our own drops this process's cache, and nothing read is kept (the
             # one in Redis is not it), so nothing goes stale; sessions (directory.backends)
             # and the admin keep working as they did without this cache.
-            return f"uncached-{uuid.uuid4().hex}"
+            return f"{_PRIVATE}{uuid.uuid4().hex}"
         value = client.get(version_key())
     return "" if value is None else as_text(value)
 
@@ -135,6 +152,14 @@ class _Cache:
             self.message_types = None
             self.active_users, self.users = {}, {}
 
+    def held_version(self) -> str | None:
+        """The version this cache was loaded at, if it is one Redis may still hold (not a
+        private `uncached-` one) and the cache is not past its age; else None."""
+        version, loaded_at = self.version, self.loaded_at
+        if not version or version.startswith(_PRIVATE) or not _young(loaded_at):
+            return None
+        return version
+
     def store(self, version: str, fill: Callable[[], None]) -> None:
         """Keep what a request read from the database (`fill` puts it in) only if the version
         it started with is still current, in Redis and in this process."""
@@ -161,10 +186,14 @@ def seed(version: str | None) -> None:
 
 def checked() -> tuple[_Cache, str]:
     """The cache and the version it holds, once the version has been read (once per request,
-    on every call elsewhere)."""
+    on every call elsewhere). Within `optimistic()`, the version this process holds, not yet
+    read from Redis: the request confirms it later (`read_confirmed`, `confirm_pending`)."""
     scope = _request_version.get()
     if scope is not None and "version" in scope:
         return _cache, scope["version"]
+    if scope is not None and "optimistic" in scope and (held := _cache.held_version()):
+        scope["version"] = scope["unconfirmed"] = held
+        return _cache, held
     version = _read_version()
     _cache.sync(version)
     if scope is not None:
@@ -212,8 +241,7 @@ def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
         entry = cache.tokens.get(key)
         roles = None if entry is None else cache.roles.get(entry.user.get("id"))
         warehouses = cache.warehouses
-    fresh = time.monotonic() - loaded_at < MAX_AGE_SECONDS
-    if not version or not fresh or entry is None or roles is None or warehouses is None:
+    if not version or not _young(loaded_at) or entry is None or roles is None or warehouses is None:
         return None
     if not entry.user.get("is_active"):
         return None  # the usual way says why
@@ -382,6 +410,65 @@ def scope() -> Iterator[None]:
         return
     with request_scope():
         yield
+
+
+@contextmanager
+def optimistic() -> Iterator[None]:
+    """Within a request's scope, answer from the version this process holds, without reading
+    it first: one Redis round trip fewer per poll. The request must confirm that version
+    before it answers: `read_confirmed` reads it in the same round trip as the request's data,
+    `confirm_pending` on its own. Either raises DirectoryChanged when it has moved on.
+
+    On Redis Cluster the version lives on another master than a warehouse's data, so a
+    confirmation would cost the round trip it saves: there this block changes nothing.
+    """
+    scope = _request_version.get()
+    if scope is None or settings.REDIS_CLUSTER:
+        yield
+        return
+    scope["optimistic"] = "yes"
+    try:
+        yield
+    finally:
+        scope.pop("optimistic", None)
+        if scope.pop("unconfirmed", None) is not None:
+            # Left without a confirmation (Redis failed it): what follows reads afresh.
+            scope.pop("version", None)
+
+
+def _confirm(raw: Any) -> None:
+    scope = _request_version.get()
+    held = None if scope is None else scope.pop("unconfirmed", None)
+    if scope is None or held is None:
+        return
+    if raw is None or as_text(raw) != held:
+        # Read afresh from here on: the next read of the cache syncs it to the new version.
+        scope.pop("version", None)
+        scope.pop("optimistic", None)
+        raise DirectoryChanged(held)
+
+
+def read_confirmed(fill: Callable[[Batch], None]) -> list[Any]:
+    """The replies of the calls `fill` puts on a Batch, one round trip; when the request's
+    version is unconfirmed, with the directory's version read first in that same round trip
+    and confirmed (DirectoryChanged: it moved on, and the replies are not returned)."""
+    scope = _request_version.get()
+    pending = scope is not None and "unconfirmed" in scope
+    batch = Batch()
+    if pending:
+        batch.command("GET", version_key())
+    fill(batch)
+    replies = batch.execute()
+    if pending:
+        _confirm(replies.pop(0))
+    return replies
+
+
+def confirm_pending() -> None:
+    """Confirm the request's unconfirmed version, if it has one, with a read of its own."""
+    scope = _request_version.get()
+    if scope is not None and "unconfirmed" in scope:
+        _confirm(get_redis().get(version_key()))
 
 
 @contextmanager

@@ -28,6 +28,13 @@ def inbox(warehouse_id: int, subscriber: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:inbox:{subscriber}"
 
 
+def inboxes(warehouse_id: int, subscribers: Iterable[str]) -> list[str]:
+    """`inbox()` of each subscriber: a publish names up to thousands, so the warehouse's
+    prefix is built once."""
+    prefix = warehouse_prefix(warehouse_id)
+    return [f"{prefix}:inbox:{subscriber}" for subscriber in subscribers]
+
+
 def contents(warehouse_id: int) -> str:
     """Hash cursor -> the notification as JSON, stored once however many inboxes it reached."""
     return f"{warehouse_prefix(warehouse_id)}:notes"

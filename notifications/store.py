@@ -14,6 +14,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from config import idempotency
 from config.errors import Unavailable
 from config.redis import Batch, LuaScript, get_redis
+from directory import cache as directory
 from subscriptions import keys as subscription_keys
 from subscriptions.store import token_count
 
@@ -147,7 +148,7 @@ def deliver(
         reply = _publish(
             keys=[
                 *fixed_keys,
-                *(keys.inbox(warehouse_id, s) for s in subscribers),
+                *keys.inboxes(warehouse_id, subscribers),
                 guard.record,
             ],
             args=[
@@ -198,10 +199,7 @@ def publish_answer(notification: Notification, *, recipients: int) -> str:
 
 
 def visible_inboxes(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:
-    return [
-        keys.inbox(warehouse_id, f"u:{user_id}"),
-        *(keys.inbox(warehouse_id, f"r:{role_id}") for role_id in role_ids),
-    ]
+    return keys.inboxes(warehouse_id, [f"u:{user_id}", *(f"r:{role_id}" for role_id in role_ids)])
 
 
 def lifecycle_keys(warehouse_id: int) -> list[str]:
@@ -263,7 +261,13 @@ def view_keys(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[
 
 
 def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
-    return _inbox(keys=view_keys(warehouse_id, user_id, role_ids), args=args)
+    # A poll answered from the directory's held version confirms it in this same round trip.
+    [reply] = directory.read_confirmed(
+        lambda batch: batch.script(
+            _inbox, keys=view_keys(warehouse_id, user_id, role_ids), args=args
+        )
+    )
+    return reply
 
 
 # lua/inbox.lua's reply: these head values by name, then ITEM_WIDTH values per item.
@@ -473,7 +477,7 @@ def remove_expired(
             *read_model_keys(warehouse_id),
             keys.snoozes(warehouse_id),
             keys.snoozers(warehouse_id),
-            *(keys.inbox(warehouse_id, subscriber) for subscriber, _ in removals),
+            *keys.inboxes(warehouse_id, [subscriber for subscriber, _ in removals]),
         ],
         args=[
             len(finished),

@@ -20,7 +20,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config import timestamps
-from config.redis import Batch
 from directory import cache as directory
 
 from .. import selectors, store
@@ -87,14 +86,15 @@ def not_modified(request: Request, kind: str) -> HttpResponseNotModified | None:
     warehouse_id, rest = query
     if directory.active_warehouse(warehouse_id) is None:
         return None  # the full path says why
-    batch = Batch()
-    store.view_version_commands(
-        batch,
-        warehouse_id=warehouse_id,
-        user_id=int(cast(Any, request.user).pk),
-        now_ms=timestamps.now_ms(),
+    replies = directory.read_confirmed(
+        lambda batch: store.view_version_commands(
+            batch,
+            warehouse_id=warehouse_id,
+            user_id=int(cast(Any, request.user).pk),
+            now_ms=timestamps.now_ms(),
+        )
     )
-    version = store.version_from_replies(batch.execute())
+    version = store.version_from_replies(replies)
     etag = _etag(kind, request, warehouse_id, rest, version)
     if etag not in sent:
         return None

@@ -17,6 +17,7 @@ from config import errors, idempotency, query_params, timestamps
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
+from directory.optimistic import OptimisticDirectoryMixin
 
 from .. import lifecycle, reports, selectors, services
 from . import etags
@@ -38,7 +39,7 @@ class NotificationAPIView(APIView):
     parser_classes = [JSONParser, XMLParser]
 
 
-class NotificationListView(NotificationAPIView):
+class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
     permission_classes = [IsAuthenticated, CanPublish]
     etag_kind = "list"
 
@@ -86,7 +87,7 @@ class NotificationListView(NotificationAPIView):
         return response
 
 
-class UnreadView(NotificationAPIView):
+class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
     etag_kind = "unread"
 
     @extend_schema(
