@@ -202,8 +202,9 @@ def _actor(actor: Actor | None) -> dict[str, Any] | None:
 def notification_dict(item: InboxItem) -> dict[str, Any]:
     """An item as NotificationOutput gives it (same keys, same order, same values)."""
     n = item.notification
-    life = item.lifecycle
-    return {
+    life = item.state
+    snoozed = item.snoozed_until_ms
+    answer = {
         "id": str(n.id),
         "message_type": str(n.message_type),
         "warehouse": int(n.warehouse),
@@ -214,17 +215,39 @@ def notification_dict(item: InboxItem) -> dict[str, Any]:
         "expires_at": iso_ms(n.expires_at_ms),
         "read": bool(item.read),
         "cursor": int(item.cursor),
-        "severity": str(life.severity),
-        "status": str(life.status),
-        "claimed_by": _actor(life.claimed_by),
-        "claimed_at": _iso_or_none(life.claimed_at_ms),
-        "resolved_by": _actor(life.resolved_by),
-        "resolved_at": _iso_or_none(life.resolved_at_ms),
-        "escalated_at": _iso_or_none(life.escalated_at_ms),
-        "key": None if n.key is None else str(n.key),
-        "occurrences": int(life.occurrences),
-        "snoozed_until": _iso_or_none(item.snoozed_until_ms),
     }
+    if life is None:
+        # Never changed since publishing (most items of a page): Lifecycle.initial's values,
+        # without making one.
+        answer.update(_UNCHANGED)
+        answer["severity"] = str(Severity(n.severity))
+    else:
+        answer.update(
+            severity=str(life.severity),
+            status=str(life.status),
+            claimed_by=_actor(life.claimed_by),
+            claimed_at=_iso_or_none(life.claimed_at_ms),
+            resolved_by=_actor(life.resolved_by),
+            resolved_at=_iso_or_none(life.resolved_at_ms),
+            escalated_at=_iso_or_none(life.escalated_at_ms),
+        )
+    answer["key"] = None if n.key is None else str(n.key)
+    answer["occurrences"] = 1 if life is None else int(life.occurrences)
+    answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
+    return answer
+
+
+# The lifecycle keys of an item never changed since publishing, in NotificationOutput's order
+# (severity, filled in per item, holds its place first).
+_UNCHANGED: dict[str, Any] = {
+    "severity": None,
+    "status": str(Status.OPEN),
+    "claimed_by": None,
+    "claimed_at": None,
+    "resolved_by": None,
+    "resolved_at": None,
+    "escalated_at": None,
+}
 
 
 def inbox_page_dict(page: InboxPage) -> dict[str, Any]:
