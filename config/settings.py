@@ -276,7 +276,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        "config.json_renderer.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     # JSON without NaN / Infinity / deep nesting, every body capped before parsing.

@@ -37,9 +37,9 @@ from urllib.parse import parse_qs
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
-from rest_framework.renderers import JSONRenderer
 
 from config import timestamps
+from config.json_renderer import JSONRenderer
 from config.redis import REDIS_UNAVAILABLE
 from notifications import selectors
 from notifications.api.serializers import MAX_CURSOR

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from rest_framework.renderers import JSONRenderer
-
+from config.json_renderer import JSONRenderer
 from config.redis import as_text
 from config.timestamps import ms_to_datetime
 from messaging import keys as chat_keys

@@ -8,12 +8,13 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import errors, idempotency, query_params, timestamps
+from config.json_renderer import JSONRenderer
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
