@@ -52,7 +52,7 @@ MAX_AGE_SECONDS = 300.0
 _PRIVATE = "uncached-"
 
 # Per request: the version read at its start (None outside a request: every call reads it).
-_request_version: ContextVar[dict[str, str] | None] = ContextVar("directory_version", default=None)
+_request_version: ContextVar[dict[str, Any] | None] = ContextVar("directory_version", default=None)
 
 
 class DirectoryChanged(Exception):
@@ -415,9 +415,10 @@ def scope() -> Iterator[None]:
 @contextmanager
 def optimistic() -> Iterator[None]:
     """Within a request's scope, answer from the version this process holds, without reading
-    it first: one Redis round trip fewer per poll. The request must confirm that version
-    before it answers: `read_confirmed` reads it in the same round trip as the request's data,
-    `confirm_pending` on its own. Either raises DirectoryChanged when it has moved on.
+    it first, and from the browser's session as this process last read it (`held_session`):
+    one Redis round trip fewer per poll. The request must confirm both before it answers:
+    `read_confirmed` reads them in the same round trip as the request's data,
+    `confirm_pending` on their own. Either raises DirectoryChanged when one has moved on.
 
     On Redis Cluster the version lives on another master than a warehouse's data, so a
     confirmation would cost the round trip it saves: there this block changes nothing.
@@ -431,44 +432,97 @@ def optimistic() -> Iterator[None]:
         yield
     finally:
         scope.pop("optimistic", None)
+        scope.pop("session", None)
         if scope.pop("unconfirmed", None) is not None:
             # Left without a confirmation (Redis failed it): what follows reads afresh.
             scope.pop("version", None)
 
 
-def _confirm(raw: Any) -> None:
+# Sessions as this process last read them from Redis (cache key -> the stored bytes), for
+# optimistic requests to start from; at most SESSIONS_HELD, dropped all at once when full.
+SESSIONS_HELD = 10_000
+_sessions: dict[str, bytes] = {}
+
+
+def hold_session(key: str, raw: bytes) -> None:
+    """Remember a session as it was just read from Redis."""
+    if len(_sessions) >= SESSIONS_HELD:
+        _sessions.clear()
+    _sessions[key] = raw
+
+
+def held_session(key: str) -> bytes | None:
+    """Within `optimistic()`, before anything was read the usual way: the session as this
+    process last read it, taken as unconfirmed along with the directory's version (the
+    request confirms both). None: read it the usual way."""
     scope = _request_version.get()
-    held = None if scope is None else scope.pop("unconfirmed", None)
-    if scope is None or held is None:
+    raw = _sessions.get(key)
+    if raw is None or scope is None or "optimistic" not in scope or "session" in scope:
+        return None
+    if "version" in scope and "unconfirmed" not in scope:
+        return None  # already read the usual way in this request
+    checked()  # the version, unconfirmed too
+    if "unconfirmed" not in scope:
+        return None  # the process holds no version it can confirm
+    scope["session"] = (key, raw)
+    return raw
+
+
+def _pending_reads() -> list[str]:
+    """The keys a confirmation reads: the version (if unconfirmed), then the session's."""
+    scope = _request_version.get()
+    if scope is None:
+        return []
+    found = [version_key()] if "unconfirmed" in scope else []
+    if "session" in scope:
+        found.append(scope["session"][0])
+    return found
+
+
+def _confirm(replies: list[Any]) -> None:
+    """Compare what `_pending_reads` read (`replies`, in its order) with what was held."""
+    scope = _request_version.get()
+    if scope is None:
         return
-    if raw is None or as_text(raw) != held:
-        # Read afresh from here on: the next read of the cache syncs it to the new version.
+    held = scope.pop("unconfirmed", None)
+    session = scope.pop("session", None)
+    moved = False
+    if held is not None:
+        raw = replies.pop(0)
+        moved = raw is None or as_text(raw) != held
+    if session is not None:
+        moved = moved or replies.pop(0) != session[1]
+    if moved:
+        # Read afresh from here on: the next read of the cache syncs it to the new version,
+        # and the session is read from Redis again.
+        if session is not None:
+            _sessions.pop(session[0], None)
         scope.pop("version", None)
         scope.pop("optimistic", None)
         raise DirectoryChanged(held)
 
 
 def read_confirmed(fill: Callable[[Batch], None]) -> list[Any]:
-    """The replies of the calls `fill` puts on a Batch, one round trip; when the request's
-    version is unconfirmed, with the directory's version read first in that same round trip
-    and confirmed (DirectoryChanged: it moved on, and the replies are not returned)."""
-    scope = _request_version.get()
-    pending = scope is not None and "unconfirmed" in scope
+    """The replies of the calls `fill` puts on a Batch, one round trip; when the request
+    answers from what it holds unconfirmed (the version, the session), with those read first
+    in that same round trip and confirmed (DirectoryChanged: one moved on, and the replies are
+    not returned)."""
+    pending = _pending_reads()
     batch = Batch()
-    if pending:
-        batch.command("GET", version_key())
+    for key in pending:
+        batch.command("GET", key)
     fill(batch)
     replies = batch.execute()
     if pending:
-        _confirm(replies.pop(0))
-    return replies
+        _confirm(replies[: len(pending)])
+    return replies[len(pending) :]
 
 
 def confirm_pending() -> None:
-    """Confirm the request's unconfirmed version, if it has one, with a read of its own."""
-    scope = _request_version.get()
-    if scope is not None and "unconfirmed" in scope:
-        _confirm(get_redis().get(version_key()))
+    """Confirm what the request holds unconfirmed, if anything, with a read of its own."""
+    pending = _pending_reads()
+    if pending:
+        _confirm(get_redis().mget(pending))
 
 
 @contextmanager

@@ -1,22 +1,33 @@
 """Polls answered from the directory this process holds, confirmed in their data's round trip.
 
-A token poll used to read the directory's version before anything else (one round trip),
-then its data (another). A view with this mixin answers a GET from the version the process
-already holds (directory.cache.optimistic) and reads the version from Redis together with its
-data; if it has moved on, what was read is dropped and the request is answered again the
-usual way. So a steady poll costs one round trip, and a change of users, roles, tokens or
-warehouses still counts at the very next request.
+A poll used to read the directory's version (with a token) or the session and the version
+(with a browser's cookie) before anything else (one round trip), then its data (another). A
+view with this mixin answers a GET from the version, and the session, as the process already
+holds them (directory.cache.optimistic), and reads them from Redis together with its data; if
+one has moved on, what was read is dropped and the request is answered again the usual way.
+So a steady poll costs one round trip, and a change of users, roles, tokens or warehouses, a
+sign-out or a new password still counts at the very next request.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from redis.exceptions import RedisError
 
 from . import cache as directory
+
+
+def _unused(request: HttpRequest) -> HttpResponse:
+    raise AssertionError("only their process_request is used")
+
+
+_SESSIONS = SessionMiddleware(_unused)
+_USERS = AuthenticationMiddleware(_unused)
 
 
 class OptimisticDirectoryMixin:
@@ -43,5 +54,9 @@ class OptimisticDirectoryMixin:
             # 503s): the usual way answers them as it always does.
             request.__dict__.clear()
             request.__dict__.update(arrived)
+            # The session and the user the first run loaded live in objects the middleware
+            # put on the request: new ones, as the middleware makes them, read afresh.
+            _SESSIONS.process_request(request)
+            _USERS.process_request(request)
             response = run(request, *args, **kwargs)
             return response

@@ -1,9 +1,11 @@
 """Sessions from the cache (Redis), backed by their database row: Django's `cached_db` store,
 whose read of a session also reads the directory's version in the same Redis round trip.
 
-A browser's poll then costs one round trip before its own work (the session and the version
-together) and, in steady state, no database query: the session from Redis, its user from the
-directory (directory.backends). See README "Sessions" for what the row is kept for.
+A browser's request then costs one round trip before its own work (the session and the
+version together) and, in steady state, no database query: the session from Redis, its user
+from the directory (directory.backends). A poll (directory/optimistic.py) starts from the
+session as its process last read it instead, and confirms it, with the version, in the round
+trip of its data. See README "Sessions" for what the row is kept for.
 """
 
 from __future__ import annotations
@@ -27,14 +29,22 @@ class SessionStore(CachedDBStore):
         # The stubs know neither attribute (both are Django's, of cached_db and SessionBase).
         store: Any = self
         client = store._cache.client
+        key = keys.session(store._get_or_create_session_key())
+        held = directory.held_session(key)
+        if held is not None:
+            # A poll (directory/optimistic.py): as this process last read it, confirmed with
+            # the poll's data before the answer leaves.
+            found: dict[str, Any] = client.decode(held)
+            return found
         connection = client.get_client(write=False)
         pipe = connection.pipeline(transaction=False)
-        pipe.get(keys.session(store._get_or_create_session_key()))
+        pipe.get(key)
         pipe.get(keys.version_key())
         raw, version = pipe.execute()
         directory.seed(None if version is None else as_text(version))
         if raw is None:
             return super().load()  # from the row (and put back in the cache)
+        directory.hold_session(key, raw)
         data: dict[str, Any] = client.decode(raw)
         return data
 

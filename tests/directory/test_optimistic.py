@@ -5,12 +5,15 @@ longer holds is never sent (the request is answered again the usual way)."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.redis import get_redis
 from directory import cache as directory
 from directory.keys import version_key
+from directory.sessions import SessionStore
 from notifications.services import publish
 from subscriptions.models import Subscription
 
@@ -109,3 +112,62 @@ def test_a_redis_failure_while_confirming_is_answered_the_usual_way(warehouse, n
     reply = get(client, UNREAD, warehouse)
     assert reply.status_code == 503
     assert reply["Retry-After"]
+
+
+@pytest.fixture
+def browser(warehouse, rep_notice, make_user):
+    user = make_user("bea")
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=user)
+    client = APIClient()
+    client.force_login(user)
+    return user, client
+
+
+def session_of(client) -> SessionStore:
+    return SessionStore(client.cookies[settings.SESSION_COOKIE_NAME].value)
+
+
+@pytest.mark.parametrize("path", [LIST, UNREAD])
+def test_a_steady_session_poll_is_one_round_trip(warehouse, browser, round_trips, path):
+    _, client = browser
+    first = get(client, path, warehouse)  # reads the session from Redis: now held
+    assert first.status_code == 200
+
+    round_trips["n"] = 0
+    again = get(client, path, warehouse)
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert round_trips["n"] == 1
+
+
+def test_a_session_deleted_since_it_was_held_is_refused(warehouse, browser):
+    _, client = browser
+    assert get(client, UNREAD, warehouse).status_code == 200  # held from here on
+    session_of(client).delete()  # revoked elsewhere: no directory change
+
+    assert get(client, UNREAD, warehouse).status_code == 403
+
+
+def test_a_session_changed_since_it_was_held_is_read_again(
+    warehouse, rep_notice, browser, make_user
+):
+    """The same session, rewritten in Redis to another user (no directory change): the next
+    poll answers for them, not from the copy the process held."""
+    _, client = browser
+    olga = make_user("olga")
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=olga)
+    publish(message_type=rep_notice, warehouse=warehouse, title="for both")
+    marked = client.post(
+        "/api/v1/notifications/read/", {"warehouse": warehouse.pk, "all": True}, format="json"
+    )
+    assert marked.status_code == 200
+    assert get(client, UNREAD, warehouse).json()["unread_count"] == 0  # Bea's, now held
+
+    store = session_of(client)
+    store[SESSION_KEY] = str(olga.pk)
+    store[HASH_SESSION_KEY] = olga.get_session_auth_hash()
+    store.save()
+
+    reply = get(client, UNREAD, warehouse)
+    assert reply.status_code == 200
+    assert reply.json()["unread_count"] == 1  # Olga's
