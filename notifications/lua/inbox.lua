@@ -117,6 +117,9 @@ end
 -- Unread by severity: open ones raised after the watermark in the user's classes, less the
 -- user's one-by-one reads of such ones, less those expired and not swept yet. Also returns how
 -- many open ones were raised after the watermark (the candidates of a mark all).
+-- How many open ones each (class, severity) of the user's holds above their watermark, as
+-- unread_counts found them: `latest` reads no range it knows to be empty.
+local open_above_mark = {}
 local function unread_counts()
   local counts, candidates = {0, 0, 0}, 0
   if #class_list == 0 then return counts, 0 end
@@ -126,6 +129,7 @@ local function unread_counts()
     for level = 0, 2 do
       local head = class .. ':' .. level
       local n = redis.call('ZLEXCOUNT', KEYS[12], '[' .. head .. ':' .. from, '(' .. head .. ';')
+      open_above_mark[head] = n
       counts[level + 1] = counts[level + 1] + n
       candidates = candidates + n
       fields[#fields + 1] = uid .. ':' .. head
@@ -408,8 +412,11 @@ elseif op == 'latest' then
     local from = pad(watermark(class) + 1)
     for level = 0, 2 do
       local head = class .. ':' .. level
-      lists[#lists + 1] = {buf = {}, pos = 1, top = '(' .. head .. ';', bottom = '[' .. head .. ':' .. from,
-                           done = false}
+      -- The same range unread_counts counted (no writes since): none there, nothing to read.
+      if (open_above_mark[head] or 1) > 0 then
+        lists[#lists + 1] = {buf = {}, pos = 1, top = '(' .. head .. ';', bottom = '[' .. head .. ':' .. from,
+                             done = false}
+      end
     end
   end
   local function head_of(list)
