@@ -281,8 +281,10 @@ def hold_tokens(keys: Collection[str]) -> None:
 
 
 def hold_users(user_ids: Collection[Any]) -> None:
-    """Read the users the cache does not hold in one query (not one each): the sessions'
-    users of a burst of browsers' streams opening at once."""
+    """Read the users the cache does not hold, and their roles, in two queries (not two per
+    user): the sessions' users of a burst of browsers' streams opening at once. (Without
+    their roles, each open read its user's roles with a query and a version check of its
+    own: a stream process holds the roles only of the users that opened on it before.)"""
     cache, version = checked()
     wanted: set[int] = set()
     for user_id in user_ids:
@@ -291,11 +293,23 @@ def hold_users(user_ids: Collection[Any]) -> None:
         except (TypeError, ValueError):
             continue  # `user` answers None for it, as always
     missing = wanted - set(cache.users)
-    if not missing:
+    without_roles = wanted - set(cache.roles)
+    if not missing and not without_roles:
         return
     rows: dict[int, Row | None] = dict.fromkeys(missing)
-    rows.update((found.pk, Row.of(found)) for found in User.objects.filter(pk__in=missing))
-    cache.store(version, lambda: cache.users.update(rows))
+    if missing:
+        rows.update((found.pk, Row.of(found)) for found in User.objects.filter(pk__in=missing))
+    roles: dict[int, list[int]] = {pk: [] for pk in without_roles}
+    if without_roles:
+        memberships = User.groups.through.objects.filter(user_id__in=without_roles)
+        for user_id, group_id in memberships.values_list("user_id", "group_id"):
+            roles[user_id].append(group_id)
+
+    def fill() -> None:
+        cache.users.update(rows)
+        cache.roles.update((pk, tuple(groups)) for pk, groups in roles.items())
+
+    cache.store(version, fill)
 
 
 def user(user_id: Any) -> User | None:

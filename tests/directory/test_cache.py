@@ -195,17 +195,35 @@ def test_tokens_deleted_while_held_in_bulk_are_not_cached(make_user):
         assert directory.token(key) is None
 
 
-def test_holding_many_users_takes_one_query_and_answers_them_after(make_user):
-    """The sessions' users of a burst of browsers' streams: one query for all, an unknown id
-    held as unknown."""
-    users = [make_user(f"op{i}") for i in range(10)]
+def test_holding_many_users_takes_two_queries_and_answers_them_after(make_user, role):
+    """The sessions' users of a burst of browsers' streams, and their roles: two queries for
+    all, an unknown id held as unknown."""
+    users = [make_user(f"op{i}", *([role] if i % 2 else [])) for i in range(10)]
     directory.bump()
     with directory.request_scope():
         with CaptureQueriesContext(connection) as captured:
             directory.hold_users([*(str(u.pk) for u in users), "999999", "not-an-id", None])
-        assert len(captured) == 1
+        assert len(captured) == 2
         with CaptureQueriesContext(connection) as captured:
             found = [directory.user(u.pk) for u in users]
             assert [f.username if f else None for f in found] == [u.username for u in users]
             assert directory.user(999999) is None
+            assert [directory.role_ids(u) for u in users] == [
+                [role.pk] if i % 2 else [] for i in range(10)
+            ]
+        assert len(captured) == 0
+
+
+def test_holding_users_already_held_reads_only_the_roles_missing(make_user, role):
+    """A stream process may hold a user (from a session open) without their roles."""
+    nina = make_user("nina", role)
+    directory.bump()
+    with directory.request_scope():
+        directory.user(nina.pk)  # held: the user, not the roles
+        with CaptureQueriesContext(connection) as captured:
+            directory.hold_users([nina.pk])
+        assert len(captured) == 1
+        with CaptureQueriesContext(connection) as captured:
+            assert directory.role_ids(nina) == [role.pk]
+            directory.hold_users([nina.pk])
         assert len(captured) == 0
