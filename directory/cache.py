@@ -254,6 +254,15 @@ def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
     )
 
 
+def _roles_of(user_ids: Collection[int]) -> dict[int, tuple[int, ...]]:
+    """Each of these users' roles (group ids), in one query; none for an unknown id."""
+    roles: dict[int, list[int]] = {pk: [] for pk in user_ids}
+    memberships = User.groups.through.objects.filter(user_id__in=roles)
+    for user_id, group_id in memberships.values_list("user_id", "group_id"):
+        roles[user_id].append(group_id)
+    return {pk: tuple(groups) for pk, groups in roles.items()}
+
+
 def hold_tokens(keys: Collection[str]) -> None:
     """Read the tokens the cache does not hold, with their users and roles, in two queries
     (not two per token): a burst of event streams opening after a deploy or a change."""
@@ -266,16 +275,12 @@ def hold_tokens(keys: Collection[str]) -> None:
     found = list(Token.objects.select_related("user").filter(key__in=missing))
     if not found:
         return
-    users = {token.user_id for token in found}
-    roles: dict[int, list[int]] = {pk: [] for pk in users}
-    memberships = User.groups.through.objects.filter(user_id__in=users)
-    for user_id, group_id in memberships.values_list("user_id", "group_id"):
-        roles[user_id].append(group_id)
+    roles = _roles_of({token.user_id for token in found})
     entries = {token.key: TokenEntry(Row.of(token), Row.of(token.user)) for token in found}
 
     def fill() -> None:
         cache.tokens.update(entries)
-        cache.roles.update((pk, tuple(groups)) for pk, groups in roles.items())
+        cache.roles.update(roles)
 
     cache.store(version, fill)
 
@@ -299,15 +304,11 @@ def hold_users(user_ids: Collection[Any]) -> None:
     rows: dict[int, Row | None] = dict.fromkeys(missing)
     if missing:
         rows.update((found.pk, Row.of(found)) for found in User.objects.filter(pk__in=missing))
-    roles: dict[int, list[int]] = {pk: [] for pk in without_roles}
-    if without_roles:
-        memberships = User.groups.through.objects.filter(user_id__in=without_roles)
-        for user_id, group_id in memberships.values_list("user_id", "group_id"):
-            roles[user_id].append(group_id)
+    roles = _roles_of(without_roles) if without_roles else {}
 
     def fill() -> None:
         cache.users.update(rows)
-        cache.roles.update((pk, tuple(groups)) for pk, groups in roles.items())
+        cache.roles.update(roles)
 
     cache.store(version, fill)
 
@@ -334,11 +335,9 @@ def role_ids(user: AbstractBaseUser) -> list[int]:
     cache, version = checked()
     found = cache.roles.get(user.pk)
     if found is None:
-        read = tuple(
-            User.groups.through.objects.filter(user_id=user.pk).values_list("group_id", flat=True)
-        )
-        cache.store(version, lambda: cache.roles.__setitem__(user.pk, read))
-        found = read
+        read = _roles_of([user.pk])
+        cache.store(version, lambda: cache.roles.update(read))
+        found = read[user.pk]
     return sorted(found)
 
 

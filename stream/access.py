@@ -74,7 +74,7 @@ def authenticate(
         except exceptions.AuthenticationFailed as exc:
             raise AuthenticationFailed(str(exc.detail)) from None
         return user
-    session_key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
+    session_key = _session_key(headers)
     if not session_key:
         raise AuthenticationFailed(NOT_AUTHENTICATED)
     # django.contrib.auth.get_user checks the session's auth hash and backend exactly as

@@ -483,12 +483,32 @@ def worker_calls(monkeypatch) -> list[str]:
     return calls
 
 
+def _open_at_once(asgi_server, warehouse, each_headers: list[dict[str, str]]) -> list[int]:
+    """Open one stream per headers all at once (as after a deploy), each until `ready`; their
+    status codes, in order."""
+    import asyncio
+
+    async def open_one(client: httpx.AsyncClient, headers: dict[str, str]) -> int:
+        params = {"warehouse": warehouse.pk}
+        async with client.stream("GET", "/api/v1/stream/", params=params, headers=headers) as r:
+            if r.status_code == 200:
+                async for line in r.aiter_lines():
+                    if line == "event: ready":
+                        break
+            return r.status_code
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient(base_url=asgi_server, timeout=10.0) as client:
+            return await asyncio.gather(*(open_one(client, h) for h in each_headers))
+
+    return asyncio.run(burst())
+
+
 def test_a_burst_of_browsers_opens_together_and_a_signed_out_one_is_refused(
     asgi_server, make_user, warehouse, session_cookie_for, worker_calls
 ):
     """Browsers' streams (session cookies) after a deploy: authenticated together, their
     sessions read in one round trip; a session signed out meanwhile gets 403."""
-    import asyncio
 
     from django.conf import settings as django_settings
     from django.contrib.sessions.backends.base import SessionBase
@@ -501,21 +521,8 @@ def test_a_burst_of_browsers_opens_together_and_a_signed_out_one_is_refused(
     )
     store.delete()
 
-    async def open_one(client: httpx.AsyncClient, cookie: str) -> int:
-        params = {"warehouse": warehouse.pk}
-        headers = {"Cookie": f"{name}={cookie}"}
-        async with client.stream("GET", "/api/v1/stream/", params=params, headers=headers) as r:
-            if r.status_code == 200:
-                async for line in r.aiter_lines():
-                    if line == "event: ready":
-                        break
-            return r.status_code
-
-    async def burst() -> list[int]:
-        async with httpx.AsyncClient(base_url=asgi_server, timeout=10.0) as client:
-            return await asyncio.gather(*(open_one(client, c) for c in cookies))
-
-    assert asyncio.run(burst()) == [200] * 11 + [403]
+    opened = _open_at_once(asgi_server, warehouse, [{"Cookie": f"{name}={c}"} for c in cookies])
+    assert opened == [200] * 11 + [403]
     assert 1 <= worker_calls.count("identify_all") < 8, worker_calls
 
 
@@ -593,7 +600,6 @@ def test_a_burst_of_opens_is_authenticated_together(
 ):
     """After a deploy (or any change of the directory) every stream opens at once: they share
     worker-thread calls, and each still gets its own answer (a bad token its 403)."""
-    import asyncio
 
     from directory.cache import bump
 
@@ -601,21 +607,8 @@ def test_a_burst_of_opens_is_authenticated_together(
     tokens = [f"Token {Token.objects.create(user=u).key}" for u in users] + ["Token nope"]
     bump()
 
-    async def open_one(client: httpx.AsyncClient, authorization: str) -> int:
-        params = {"warehouse": warehouse.pk}
-        headers = {"Authorization": authorization}
-        async with client.stream("GET", "/api/v1/stream/", params=params, headers=headers) as r:
-            if r.status_code == 200:
-                async for line in r.aiter_lines():
-                    if line == "event: ready":
-                        break
-            return r.status_code
-
-    async def burst() -> list[int]:
-        async with httpx.AsyncClient(base_url=asgi_server, timeout=10.0) as client:
-            return await asyncio.gather(*(open_one(client, t) for t in tokens))
-
-    assert asyncio.run(burst()) == [200] * 20 + [403]
+    opened = _open_at_once(asgi_server, warehouse, [{"Authorization": t} for t in tokens])
+    assert opened == [200] * 20 + [403]
     batches = worker_calls.count("identify_all")  # (the open streams' re-check may run too)
     assert 1 <= batches < 10, worker_calls  # 21 opens, a few batches
 
