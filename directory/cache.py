@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
@@ -414,6 +414,11 @@ def message_type(code: str) -> Any | None:
     return None if row is None else row.build(MessageType)
 
 
+def within_request() -> bool:
+    """Whether a request's scope is open (its version is read once, or already was)."""
+    return _request_version.get() is not None
+
+
 @contextmanager
 def scope() -> Iterator[None]:
     """Read the version at most once within this block, or not at all if the caller is
@@ -506,13 +511,19 @@ def _confirm(replies: list[Any]) -> None:
     if session is not None:
         moved = moved or replies.pop(0) != session[1]
     if moved:
-        # Read afresh from here on: the next read of the cache syncs it to the new version,
-        # and the session is read from Redis again.
-        if session is not None:
-            _sessions.pop(session[0], None)
-        scope.pop("version", None)
-        scope.pop("optimistic", None)
-        raise DirectoryChanged(held)
+        _moved_on(scope, held, session)
+
+
+def _moved_on(
+    scope: dict[str, Any], held: str | None, session: tuple[str, bytes] | None
+) -> NoReturn:
+    """Read afresh from here on: the next read of the cache syncs it to the new version, and
+    the session is read from Redis again."""
+    if session is not None:
+        _sessions.pop(session[0], None)
+    scope.pop("version", None)
+    scope.pop("optimistic", None)
+    raise DirectoryChanged(held)
 
 
 def read_confirmed(fill: Callable[[Batch], None]) -> list[Any]:
@@ -529,6 +540,24 @@ def read_confirmed(fill: Callable[[Batch], None]) -> list[Any]:
     if pending:
         _confirm(replies[: len(pending)])
     return replies[len(pending) :]
+
+
+def unconfirmed_version() -> str | None:
+    """The version the request answers from without having read it (within `optimistic()`),
+    or None: there is nothing to confirm."""
+    scope = _request_version.get()
+    return None if scope is None else scope.get("unconfirmed")
+
+
+def settle_unconfirmed(*, moved: bool) -> None:
+    """A write confirmed the held version in its own call (directory.confirmed_writes): what
+    was held stands (`moved` False), or DirectoryChanged is raised and the next read is fresh."""
+    scope = _request_version.get()
+    if scope is None or "unconfirmed" not in scope:
+        return
+    held = scope.pop("unconfirmed")
+    if moved:
+        _moved_on(scope, held, scope.pop("session", None))
 
 
 def confirm_pending() -> None:

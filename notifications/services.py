@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from config import idempotency, jsonvalues, metrics, timestamps
 from config.errors import Invalid
 from directory import cache as directory
+from directory import confirmed_writes
 from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
@@ -142,6 +143,7 @@ def _validated_key(key: str | None) -> str | None:
     return key
 
 
+@confirmed_writes.from_held_directory  # one round trip: the script confirms the directory
 def publish(
     *,
     message_type: MessageType | str,
@@ -175,9 +177,8 @@ def publish(
     are rebuilt from the database first; if that cannot be done, SubscribersUnavailable (a
     Redis ConnectionError: the API answers 503) is raised and nothing is delivered.
     """
-    with directory.scope():  # one version read for both (none within a request)
-        message_type = resolve_message_type(message_type)
-        warehouse = resolve_warehouse(warehouse)
+    message_type = resolve_message_type(message_type)
+    warehouse = resolve_warehouse(warehouse)
     title, body, data, ttl = _validated_content(
         title, body, data, ttl_seconds, message_type.default_ttl_seconds
     )

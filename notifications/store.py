@@ -15,6 +15,7 @@ from config import idempotency
 from config.errors import Unavailable
 from config.redis import Batch, LuaScript, get_redis
 from directory import cache as directory
+from directory import confirmed_writes
 from subscriptions import keys as subscription_keys
 from subscriptions.store import token_count
 
@@ -32,8 +33,12 @@ from .domain import (
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
 # guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py).
+# version-checked: it confirms the directory its caller resolved the type and warehouse from
+# (directory/confirmed_writes.py), its KEY and ARGV just before the Idempotency-Key's.
 _publish = idempotency.guarded(
-    LuaScript.beside(__file__, "publish", replicated=True, prelude="read_model")
+    confirmed_writes.guarded(
+        LuaScript.beside(__file__, "publish", replicated=True, prelude="read_model")
+    )
 )
 _inbox = LuaScript.beside(__file__, "inbox", prelude="read_model")
 _expire = LuaScript.beside(__file__, "expire", prelude="read_model")
@@ -140,6 +145,7 @@ def deliver(
         keys.open_index(warehouse_id),
     ]
     for _ in range(attempts):
+        check_key, held_version = confirmed_writes.check(keys.sequence(warehouse_id))
         token, subscribers, route_class = subscriber_cache.entry(pair)
         if not set(extra_inboxes) <= set(subscribers):
             subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
@@ -149,6 +155,7 @@ def deliver(
             keys=[
                 *fixed_keys,
                 *keys.inboxes(warehouse_id, subscribers),
+                check_key,
                 guard.record,
             ],
             args=[
@@ -163,13 +170,16 @@ def deliver(
                 report_retention_ms(),
                 route_class,
                 *subscribers,
+                held_version,
                 guard.arg(answer),
             ],
         )
         replay = guard.replayed(reply)
-        if replay is not None:
+        if replay is not None:  # the first attempt's answer, whatever changed since
+            confirmed_writes.settle(0)
             return Delivery(int(replay.reply[1]), (), replay)
         status = int(reply[0])
+        confirmed_writes.settle(status)  # DirectoryChanged when it moved on: nothing written
         if status == 1:
             return Delivery(int(reply[1]), subscribers)
         if status == -1:

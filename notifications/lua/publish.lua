@@ -27,12 +27,15 @@
 -- Helpers (enter_class, make_place) come from read_model.lua, put in front by the loader.
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
---      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first.
+--      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
+--      or {-2} when the directory the caller resolved the type and warehouse from moved on
+--      (directory/lua/version_check.lua: one more KEY and ARGV, before the Idempotency-Key's).
 -- Idempotency-Key: one more KEY and ARGV, last (config/lua/idempotency.lua, put before this
 -- script): a request made before returns its record and writes nothing; a publish stores it.
 
 local prior = idempotency_prior()
 if prior then return prior end
+if directory_moved() then return {-2} end
 
 local token = redis.call('GET', KEYS[2])
 if not token then
