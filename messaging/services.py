@@ -23,7 +23,7 @@ from config import idempotency, metrics, timestamps
 from config.users import User
 from directory import cache as directory
 
-from . import keys, store
+from . import held_fetches, keys, store
 from .domain import (
     Chat,
     ChatKind,
@@ -232,17 +232,37 @@ def chat_mark_read(*, user: User, chat_id: str, up_to: int) -> int:
 
 def messages_fetch_pending(*, user: User) -> list[PendingMessages]:
     """Every unseen message in all the user's chats (up to CHAT_PENDING_MAX_PER_CHAT per
-    chat per call), marking them seen. Two Redis round trips however many chats."""
-    entries = store.chat_ids_of(user.pk)
+    chat per call), marking them seen. Two Redis round trips however many chats; one when
+    nothing is new and this process fetched for the user last time (held_fetches)."""
+    held = held_fetches.held(user.pk)
+    seen: dict[str, int] = {}
+    if held is None:
+        entries = store.chat_ids_of(user.pk)
+        due = entries
+    else:
+        entries, last_ids = store.chat_ids_and_last_ids(user.pk, [c for c, _ in held.entries])
+        if tuple(entries) == held.entries:
+            # Only the chats with a message past what was seen; the others keep their mark.
+            due = []
+            for entry, last_id in zip(entries, last_ids, strict=True):
+                mark = held.seen.get(entry[0])
+                if mark is None or last_id is None or last_id > mark:
+                    due.append(entry)
+                else:
+                    seen[entry[0]] = mark
+        else:
+            due = entries  # joined, left or made again since: every chat
     found = store.fetch_pending(
         user_id=user.pk,
-        chat_ids=[chat for chat, _ in entries],
+        chat_ids=[chat for chat, _ in due],
         limit_per_chat=settings.CHAT_PENDING_MAX_PER_CHAT,
     )
-    store.drop_stale(
-        user_id=user.pk, entries=[e for e, msgs in zip(entries, found, strict=True) if msgs is None]
-    )
-    batches = [msgs for msgs in found if msgs]
+    stale = [entry for entry, pending in zip(due, found, strict=True) if pending is None]
+    store.drop_stale(user_id=user.pk, entries=stale)
+    seen.update((chat, p.seen) for (chat, _), p in zip(due, found, strict=True) if p is not None)
+    gone = set(stale)
+    held_fetches.hold(user.pk, tuple(e for e in entries if e not in gone), seen)
+    batches = [p.messages for p in found if p is not None and p.messages]
     presented = present_messages([m for msgs in batches for m in msgs])
     results, start = [], 0
     for msgs in batches:

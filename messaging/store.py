@@ -299,9 +299,31 @@ def summaries(*, user_id: int, chat_ids: Sequence[str]) -> list[StoredChat | Non
     ]
 
 
+def chat_ids_and_last_ids(
+    user_id: int, chat_ids: Sequence[str]
+) -> tuple[list[tuple[str, float]], list[int | None]]:
+    """The user's chat index (as chat_ids_of) and the last message id of each of `chat_ids`
+    (None: the chat has none, or is gone), in one round trip."""
+    batch = Batch()
+    batch.command("ZRANGE", keys.user_chats(user_id), 0, -1, "WITHSCORES")
+    for chat_id in chat_ids:
+        batch.command("GET", keys.sequence(chat_id))
+    index, *last_ids = batch.execute()
+    if index and not isinstance(index[0], list | tuple):  # a flat reply: member, score, ...
+        index = list(zip(index[0::2], index[1::2], strict=True))
+    return scored(index), [None if raw is None else int(raw) for raw in last_ids]
+
+
+class Pending(NamedTuple):
+    """A chat's unseen messages (now marked seen) and the seen id they leave."""
+
+    messages: list[StoredMessage]
+    seen: int
+
+
 def fetch_pending(
     *, user_id: int, chat_ids: Sequence[str], limit_per_chat: int
-) -> list[list[StoredMessage] | None]:
+) -> list[Pending | None]:
     """Unseen messages of each chat, marking them seen, in one round trip for all chats.
 
     None where the user is not a member.
@@ -313,9 +335,13 @@ def fetch_pending(
         batch.script(
             _fetch_pending, keys=keys.pending_keys(chat_id), args=[user_id, limit_per_chat]
         )
-    results: list[list[StoredMessage] | None] = []
-    for chat_id, flat in zip(chat_ids, batch.execute(), strict=True):
-        results.append(None if flat is None else [_message(chat_id, raw) for raw in flat[0::2]])
+    results: list[Pending | None] = []
+    for chat_id, reply in zip(chat_ids, batch.execute(), strict=True):
+        if reply is None:
+            results.append(None)
+            continue
+        seen, flat = reply
+        results.append(Pending([_message(chat_id, raw) for raw in flat[0::2]], int(seen)))
     return results
 
 
