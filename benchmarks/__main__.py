@@ -4,9 +4,11 @@ baseline.
 Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn and uvicorn for
 the HTTP and stream rows), measures each row in interleaved rounds against its baseline in the
 same run, and prints a markdown table of medians [min-max] and per-round ratios. About 8 minutes on
-a 2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows.
+a 2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows. Rows 14 and 15 also
+measure the peer of issue 22, django-notifications-hq, in a venv of its own (benchmarks/peer.py;
+`PEER_DATABASE_URL` puts its data in PostgreSQL); `--no-peer` leaves it out.
 
-    python -m benchmarks [--quick] [--only ROWS] [--write-docs] [--json FILE]
+    python -m benchmarks [--quick] [--only ROWS] [--no-peer] [--write-docs] [--json FILE]
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="ROWS", help="rows to run, e.g. 1-3,9 (default all)")
     parser.add_argument("--rounds", type=int, help="rounds per row (default: the preset's)")
     parser.add_argument(
+        "--no-peer",
+        action="store_true",
+        help="rows 14-15 without django-notifications-hq (no venv, no peer database)",
+    )
+    parser.add_argument(
         "--write-docs", action="store_true", help=f"write the table into {DOCS.name}"
     )
     parser.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
@@ -73,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         bench = Bench(config=config, redis_url=server.url, probe=RedisProbe(server.url))
         header = _header(bench, load_before)
         print(header, flush=True)
-        lines = run(bench, rows)
+        lines = run(bench, rows, with_peer=not args.no_peer)
     finally:
         server.stop()
     elapsed = time.perf_counter() - started
@@ -100,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run(bench: Bench, rows: set[str]) -> list[Line]:
+def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
     from benchmarks import rows_chat, rows_http, rows_inbox, rows_publish, rows_shape, rows_sweep
     from benchmarks.inbox_data import build
 
@@ -131,7 +138,7 @@ def run(bench: Bench, rows: set[str]) -> list[Line]:
         if rows & {"12", "13", "14", "15"}:
             phase(
                 "rows 12-15: the production shape, sessions, 200 paths",
-                lambda: rows_shape.http_rows(bench, data, rows),
+                lambda: rows_shape.http_rows(bench, data, rows, with_peer=with_peer),
             )
         if "16" in rows:
             phase("row 16: opening streams", lambda: rows_shape.stream_rows(bench, data))

@@ -8,6 +8,10 @@
   warehouse every user's next poll takes it), with a session cookie and with a token, against
   the floor with the same authentication.
 - 15: the list's first page of 50 (no `since`, as the page opens), 200 path, against the floor.
+- 14 and 15 also against the peer of issue 22, django-notifications-hq 1.8.3 (benchmarks/peer.py:
+  its own venv, site and database, under `gunicorn -w 2` too), in the same rounds: its
+  `unread_count` for the users with 10,000 and 20 unread (goal: ours ≥ 2x), and its unread list
+  of 50 against our first page (no goal). `--no-peer` and the tiny preset leave it out.
 - 16: opening N event streams at once (token auth, `ready` received) in uvicorn, against a
   minimal SSE endpoint in the same server (benchmarks/asgi.py: no authentication, no Redis);
   with the directory holding every token, just after it was dropped (each open then reads
@@ -21,11 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from benchmarks import loadgen, server
+from benchmarks import loadgen, peer, server
 from benchmarks.context import Bench
 from benchmarks.harness import Line, Measure, at_least, at_most, interleave, paired
 from benchmarks.inbox_data import InboxData
@@ -67,7 +72,9 @@ def _load(bench: Bench, target: Target) -> loadgen.LoadResult:
     return result
 
 
-def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
+def http_rows(
+    bench: Bench, data: InboxData, rows: set[str], *, with_peer: bool = True
+) -> list[Line]:
     config = bench.config
     token = {"Authorization": f"Token {data.big.token}"}
     cookie = {"Cookie": session_cookie(data.big.user)}
@@ -77,9 +84,16 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
         f"gunicorn and uvicorn, {config.http_workers} workers each; "
         f"{config.http_connections} connections, {config.http_seconds:g} s per target per round"
     )
-    wsgi = server.start(workers=config.http_workers, kind="gunicorn")
-    asgi = server.start(workers=config.http_workers, kind="uvicorn") if "12" in rows else None
-    try:
+    with ExitStack() as running:
+        # The peer first: its first run makes a venv and loads a million rows, not measured.
+        rival = peer.start(bench, enabled=with_peer) if rows & {"14", "15"} else None
+        if rival is not None:
+            running.callback(rival.server.stop)
+        wsgi = server.start(workers=config.http_workers, kind="gunicorn")
+        running.callback(wsgi.stop)
+        asgi = server.start(workers=config.http_workers, kind="uvicorn") if "12" in rows else None
+        if asgi is not None:
+            running.callback(asgi.stop)
         chosen = [Target("floor-token", wsgi, floor, token)]
         if asgi is not None:
             chosen += [
@@ -97,6 +111,16 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
             ]
         if "15" in rows:
             chosen.append(Target("first-page", wsgi, data.first_page_path(), token))
+        if rival is not None:
+            # The peer's users by their session cookies, the peer's only way in.
+            big, small = ({"Cookie": rival.cookies[u]} for u in ("big", "small"))
+            if "14" in rows:
+                chosen += [
+                    Target("peer-unread-big", rival.server, peer.UNREAD_COUNT, big),
+                    Target("peer-unread-small", rival.server, peer.UNREAD_COUNT, small),
+                ]
+            if "15" in rows:
+                chosen.append(Target("peer-list-50", rival.server, peer.UNREAD_LIST, big))
         for target in chosen:  # warm each worker's caches and code paths; not measured
             if config.http_warmup_seconds:
                 loadgen.run(
@@ -108,10 +132,6 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
                     seconds=config.http_warmup_seconds,
                 )
         results = interleave(config.rounds, {t.key: partial(_load, bench, t) for t in chosen})
-    finally:
-        wsgi.stop()
-        if asgi is not None:
-            asgi.stop()
 
     rate = {k: Measure("req/s", [r.rate for r in rs], fmt="{:.0f}") for k, rs in results.items()}
     lines: list[Line] = []
@@ -205,7 +225,59 @@ def http_rows(bench: Bench, data: InboxData, rows: set[str]) -> list[Line]:
             0.5,
             "floor (token)",
         )
+    if rival is not None:
+        lines += _peer_lines(rate, data, rows, rival)
     return lines
+
+
+def _peer_lines(
+    rate: dict[str, Measure], data: InboxData, rows: set[str], rival: peer.Peer
+) -> list[Line]:
+    """Issue 22's goals against django-notifications-hq, each ratio ours / the peer's."""
+    where = rival.describe()
+    out = []
+    if "14" in rows:
+        for ours, theirs, work in (
+            (
+                "unread-session",
+                "peer-unread-big",
+                f"unread summary, 200 path, session cookie, {data.big.name} vs "
+                f"django-notifications-hq's unread_count ({where})",
+            ),
+            (
+                "unread-token-small",
+                "peer-unread-small",
+                f"unread summary, 200 path, token, {data.small.name} vs "
+                f"django-notifications-hq's unread_count (by session cookie; {where})",
+            ),
+        ):
+            ratio = paired(rate[ours].values, rate[theirs].values)
+            out.append(
+                Line(
+                    row="14",
+                    work=work,
+                    project=rate[ours],
+                    baseline=rate[theirs],
+                    baseline_name=peer.NAME,
+                    ratio=ratio,
+                    goal="≥ 2x",
+                    met=at_least(ratio, 2.0),
+                )
+            )
+    if "15" in rows:
+        out.append(
+            Line(
+                row="15",
+                work=f"list, first page of 50, 200 path, {data.big.name} vs "
+                f"django-notifications-hq's unread list of 50 (`?max=50`; {where})",
+                project=rate["first-page"],
+                baseline=rate["peer-list-50"],
+                baseline_name=peer.NAME,
+                ratio=paired(rate["first-page"].values, rate["peer-list-50"].values),
+                goal="—",
+            )
+        )
+    return out
 
 
 # --- row 16: opening streams ------------------------------------------------------------
