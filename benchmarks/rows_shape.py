@@ -118,6 +118,8 @@ def http_rows(
                 chosen += [
                     Target("peer-unread-big", rival.server, peer.UNREAD_COUNT, big),
                     Target("peer-unread-small", rival.server, peer.UNREAD_COUNT, small),
+                    # What the framework costs: a constant without DRF, same server and cookie.
+                    Target("plain-floor-session", wsgi, "/bench/plain-floor/", cookie),
                 ]
             if "15" in rows:
                 chosen.append(Target("peer-list-50", rival.server, peer.UNREAD_LIST, big))
@@ -264,6 +266,29 @@ def _peer_lines(
                     met=at_least(ratio, 2.0),
                 )
             )
+        plain, floor = rate["plain-floor-session"], rate["floor-session"]
+        out += [
+            Line(
+                row="14",
+                work="a constant from a plain Django view (the same middleware and session "
+                "user, no DRF) vs the constant DRF view (session)",
+                project=plain,
+                baseline=floor,
+                baseline_name="floor (session)",
+                ratio=paired(plain.values, floor.values),
+                goal="— (what DRF costs)",
+            ),
+            Line(
+                row="14",
+                work="the same plain Django constant vs django-notifications-hq's unread_count "
+                f"({where})",
+                project=plain,
+                baseline=rate["peer-unread-big"],
+                baseline_name=peer.NAME,
+                ratio=paired(plain.values, rate["peer-unread-big"].values),
+                goal="— (no answer through this stack is faster)",
+            ),
+        ]
     if "15" in rows:
         out.append(
             Line(

@@ -2,9 +2,10 @@
 
 from django.urls import include, path
 
-from benchmarks.views import FloorView
+from benchmarks.views import FloorView, plain_floor
 
 urlpatterns = [
     path("bench/floor/", FloorView.as_view(), name="bench-floor"),
+    path("bench/plain-floor/", plain_floor, name="bench-plain-floor"),
     path("", include("config.urls")),
 ]

@@ -224,12 +224,6 @@ CACHES = {
             },
         },
     },
-    # Throttle counters stay in each process: a poll then costs no Redis round trip beyond its
-    # one script call, and throttling keeps working while Redis is down.
-    "throttle": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-        "LOCATION": "throttle",
-    },
 }
 # Sessions are read from Redis (with the directory's version, in one round trip) and kept in the
 # database too, so a Redis flush or restart signs nobody out (README "Sessions").
@@ -286,6 +280,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.ContentNegotiation",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"user": env("API_THROTTLE_RATE", default="1200/min")},
