@@ -83,8 +83,9 @@ def publish_rows(bench: Bench) -> list[Line]:
             baseline=wall["source"],
             baseline_name="source design",
             ratio=end_to_end,
-            goal="≥ 2.5x the source design",
-            met=at_least(end_to_end, 2.5),
+            # Issue 22's goal; issue 12 had asked 2.5x (docs/performance.md says why not).
+            goal="≥ 1.5x the source design (issue 12: 2.5x)",
+            met=at_least(end_to_end, 1.5),
             note=f"source design's Redis part {in_redis['source'].text()}",
         ),
         Line(
