@@ -124,7 +124,7 @@ class Command(BaseCommand):
             )
             redis_url = redis_server.url
             self._point_django_at(redis_url)
-            watchdog = RedisWatchdog(redis_server, lambda line: self.stdout.write(line))
+            watchdog = RedisWatchdog(redis_server, self._say_now)
             watchdog.start()
         try:
             self.stdout.write("Migrating the database …")
@@ -144,6 +144,12 @@ class Command(BaseCommand):
                 watchdog.stop()
             if redis_server is not None:
                 redis_server.stop()
+
+    def _say_now(self, line: str) -> None:
+        """A line from another thread while the demo runs: flushed at once, so that a log file
+        (stdout redirected) shows it when it happens, not when the buffer fills."""
+        self.stdout.write(line)
+        self.stdout.flush()
 
     def _point_django_at(self, redis_url: str) -> None:
         # Settings were read before the server existed; point this process at it too.
