@@ -169,7 +169,6 @@ def deliver(
                 notification.message_type,
                 report_retention_ms(),
                 route_class,
-                *subscribers,
                 held_version,
                 guard.arg(answer),
             ],

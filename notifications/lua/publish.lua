@@ -14,15 +14,15 @@
 --          (the alert lifecycle's keys: see lua/lifecycle.lua)
 -- KEYS[11] classes hash   KEYS[12] places hash   KEYS[13] open index zset
 --          (the read model's keys: see lua/inbox.lua)
--- KEYS[14..] inbox of each subscriber in ARGV[11..], same order
+-- KEYS[14..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"),
+--          sorted by subscriber id; the ids are read off these names
 -- ARGV[1]  token of the caller's subscriber list ("" when it has none cached)
 -- ARGV[2]  now, ms since the epoch          ARGV[3]  notification id (UUID)
 -- ARGV[4]  content JSON                     ARGV[5]  expires at, ms since the epoch
 -- ARGV[6]  severity digit (0 info, 1 warning, 2 critical)
 -- ARGV[7]  escalation due, ms ("" never)    ARGV[8]  message type code
 -- ARGV[9]  report retention, ms
--- ARGV[10] the route's class id (notifications.keys.route_class of ARGV[11..])
--- ARGV[11..] subscriber ids ("u:<id>", "r:<id>"), sorted
+-- ARGV[10] the route's class id (notifications.keys.route_class of the subscriber ids)
 -- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel (see the end).
 -- Helpers (enter_class, make_place) come from read_model.lua, put in front by the loader.
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
@@ -85,9 +85,10 @@ for i = FIRST_INBOX, #KEYS do
   end
 end
 
+-- The subscriber ids ("u:<id>", "r:<id>") from their inboxes' names: not sent twice.
 local subscribers = {}
-for i = 11, #ARGV do
-  subscribers[#subscribers + 1] = ARGV[i]
+for i = FIRST_INBOX, #KEYS do
+  subscribers[#subscribers + 1] = string.match(KEYS[i], '.*:inbox:(.*)$')
 end
 
 redis.call('SET', KEYS[3], c)
