@@ -17,10 +17,6 @@ import json
 import os
 import secrets
 import subprocess
-import tempfile
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,54 +86,21 @@ def _prepare(bench: Bench, python: str, env: dict[str, str]) -> dict[str, Any]:
     return result
 
 
-def _serve(python: str, env: dict[str, str], workers: int, timeout: float = 60.0) -> server.Server:
-    """The peer under gunicorn with sync workers, once every worker has answered."""
+def _serve(python: str, env: dict[str, str], workers: int) -> server.Server:
+    """The peer under gunicorn with sync workers, as the project is served, once every worker
+    has answered (anonymous, its unread count answers 0 without touching the table; a wrong
+    answer shows in `_check`)."""
     port = free_port()
-    log_fd, log_path = tempfile.mkstemp(prefix="bench-peer-gunicorn-", suffix=".log")
-    process = subprocess.Popen(
-        [
-            python,
-            "-m",
-            "gunicorn",
-            "wsgi:application",
-            "--chdir",
-            str(peer_venv.SITE),
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--worker-class",
-            "sync",
-            "--log-level",
-            "warning",
-            "--timeout",
-            "120",
-        ],
-        cwd=peer_venv.SITE,
+    args = server.command("gunicorn", port, workers, python=python, app="wsgi:application")
+    return server.launch(
+        [*args, "--chdir", str(peer_venv.SITE)],
+        port=port,
+        workers=workers,
+        name="peer-gunicorn",
+        probe=UNREAD_COUNT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log_fd,
+        cwd=str(peer_venv.SITE),
     )
-    os.close(log_fd)
-    srv = server.Server(process, "127.0.0.1", port, log_path)
-    deadline = time.monotonic() + timeout
-    answered = 0
-    while answered < workers * 4:  # several answers: each worker has loaded Django
-        if process.poll() is not None:
-            raise RuntimeError(f"the peer's gunicorn exited at start-up: {srv.log_tail()}")
-        try:
-            # Anonymous: the view answers {"unread_count": 0} without touching the table.
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{UNREAD_COUNT}", timeout=5):
-                answered += 1
-        except urllib.error.HTTPError as error:
-            srv.stop()
-            raise RuntimeError(f"the peer answered {error.code}: {srv.log_tail()}") from error
-        except OSError:
-            if time.monotonic() > deadline:
-                srv.stop()
-                raise
-            time.sleep(0.1)
-    return srv
 
 
 def _get(peer: Peer, path: str, user: str) -> dict[str, Any]:

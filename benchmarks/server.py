@@ -44,14 +44,22 @@ class Server:
                 self.process.wait()
 
 
-def command(kind: str, port: int, workers: int) -> list[str]:
-    """The server's command line, as in Procfile.production (the benchmark's app module)."""
+def command(
+    kind: str,
+    port: int,
+    workers: int,
+    *,
+    python: str = sys.executable,
+    app: str = "benchmarks.wsgi:application",
+) -> list[str]:
+    """The server's command line, as in Procfile.production (the benchmark's app module; the
+    peer passes its own venv's Python and WSGI module, benchmarks/peer.py)."""
     if kind == "gunicorn":
         return [
-            sys.executable,
+            python,
             "-m",
             "gunicorn",
-            "benchmarks.wsgi:application",
+            app,
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",
@@ -87,26 +95,44 @@ def command(kind: str, port: int, workers: int) -> list[str]:
 def start(*, workers: int = WORKERS, kind: str = "gunicorn", timeout: float = 60.0) -> Server:
     """Start gunicorn (or uvicorn) on a free local port and return once every worker answers."""
     port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}
-    # A file, not a pipe: a full pipe would block a worker that logs an error.
-    log_fd, log_path = tempfile.mkstemp(prefix=f"bench-{kind}-", suffix=".log")
-    process = subprocess.Popen(
+    return launch(
         command(kind, port, workers),
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log_fd,
+        port=port,
+        workers=workers,
+        name=kind,
+        probe="/bench/floor/",  # 401/403 without a token: the worker is up
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"},
+        timeout=timeout,
     )
+
+
+def launch(
+    args: list[str],
+    *,
+    port: int,
+    workers: int,
+    name: str,
+    probe: str,
+    env: dict[str, str],
+    cwd: str | None = None,
+    timeout: float = 60.0,
+) -> Server:
+    """Run a server's command line; return once `probe` has had several HTTP answers (any
+    status: the worker is up) from each worker."""
+    # A file, not a pipe: a full pipe would block a worker that logs an error.
+    log_fd, log_path = tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")
+    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=log_fd)
     os.close(log_fd)
     server = Server(process, "127.0.0.1", port, log_path)
     deadline = time.monotonic() + timeout
     answered = 0
     while answered < workers * 4:  # several answers: each worker has loaded Django
         if process.poll() is not None:
-            raise RuntimeError(f"{kind} exited at start-up: {server.log_tail()}")
+            raise RuntimeError(f"{name} exited at start-up: {server.log_tail()}")
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/floor/", timeout=5):
-                pass
-        except urllib.error.HTTPError:  # 401/403 without a token: the worker is up
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{probe}", timeout=5):
+                answered += 1
+        except urllib.error.HTTPError:
             answered += 1
         except OSError:
             if time.monotonic() > deadline:

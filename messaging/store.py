@@ -308,9 +308,7 @@ def chat_ids_and_last_ids(
     batch.command("ZRANGE", keys.user_chats(user_id), 0, -1, "WITHSCORES")
     for chat_id in chat_ids:
         batch.command("GET", keys.sequence(chat_id))
-    index, *last_ids = batch.execute()
-    if index and not isinstance(index[0], list | tuple):  # a flat reply: member, score, ...
-        index = list(zip(index[0::2], index[1::2], strict=True))
+    index, *last_ids = batch.execute()  # redis-py pairs a WITHSCORES reply, as in chat_ids_of
     return scored(index), [None if raw is None else int(raw) for raw in last_ids]
 
 

@@ -15,22 +15,18 @@ joins, with a small cap; after every fetch the messages given are compared with 
 from __future__ import annotations
 
 import itertools
-import os
-import random
 
 import pytest
-from hypothesis import HealthCheck, seed
-from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from messaging import held_fetches, services
+from tests.stateful import run_seeded
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -124,20 +120,8 @@ class FetchMachine(RuleBasedStateMachine):
 def test_pending_fetches_match_an_independent_reference(settings):
     settings.CHAT_PENDING_MAX_PER_CHAT = CAP
     _checked.update(fetches=0, given=0)
-    chosen = int(os.environ.get("CHAT_FETCH_SEED") or random.randrange(2**32))
-    try:
-        run_state_machine_as_test(
-            seed(chosen)(FetchMachine),
-            settings=hypothesis_settings(
-                max_examples=int(os.environ.get("CHAT_FETCH_EXAMPLES", "20")),
-                stateful_step_count=30,
-                deadline=None,
-                database=None,
-                suppress_health_check=list(HealthCheck),
-            ),
-        )
-    except BaseException:
-        print(f"\nChat fetch stateful test failed: run again with CHAT_FETCH_SEED={chosen}")
-        raise
+    run_seeded(
+        FetchMachine, what="Chat fetch stateful test", env="CHAT_FETCH", examples=20, steps=30
+    )
     assert _checked["fetches"] > 0
     assert _checked["given"] > 0

@@ -26,14 +26,10 @@ more); the seed is printed on failure and READ_MODEL_SEED runs one again.
 from __future__ import annotations
 
 import itertools
-import os
-import random
 from dataclasses import dataclass, field
 
 import pytest
 from django.contrib.auth.models import Group
-from hypothesis import HealthCheck, seed
-from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -41,7 +37,6 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 from redis.cluster import RedisCluster
 
@@ -50,6 +45,7 @@ from config.redis import get_redis
 from notifications import keys, lifecycle, selectors, services
 from notifications.lifecycle_store import reraise as store_reraise
 from subscriptions.models import MessageType, Subscription, Warehouse
+from tests.stateful import run_seeded
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -550,27 +546,14 @@ def test_the_read_model_matches_an_independent_reference(
     ReadModelMachine.clock_ms = timestamps.now_ms()
     monkeypatch.setattr(timestamps, "now_ms", lambda: ReadModelMachine.clock_ms)
     _checked.update(steps=0, snoozed=0, woken=0)
-    chosen = int(os.environ.get("READ_MODEL_SEED") or random.randrange(2**32))
-    factory = seed(chosen)(machine)
-    try:
-        run_state_machine_as_test(
-            factory,
-            settings=hypothesis_settings(
-                max_examples=int(os.environ.get("READ_MODEL_EXAMPLES", "25")),
-                # The focused run takes longer sequences: a snooze needs time to wake.
-                stateful_step_count=int(
-                    os.environ.get(
-                        "READ_MODEL_STEPS", "30" if machine is ReadModelMachine else "60"
-                    )
-                ),
-                deadline=None,
-                database=None,
-                suppress_health_check=list(HealthCheck),
-            ),
-        )
-    except BaseException:
-        print(f"\nRead model stateful test failed: run again with READ_MODEL_SEED={chosen}")
-        raise
+    run_seeded(
+        machine,
+        what="Read model stateful test",
+        env="READ_MODEL",
+        examples=25,
+        # The focused run takes longer sequences: a snooze needs time to wake.
+        steps=30 if machine is ReadModelMachine else 60,
+    )
     print("{steps} steps checked, {snoozed} snoozes, {woken} woken".format(**_checked))
     assert _checked["steps"] > 0
     if machine is SnoozeMachine:
