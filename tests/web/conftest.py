@@ -85,6 +85,15 @@ def _fast_ui(request: pytest.FixtureRequest) -> None:
     settings.REDIS_RETRY_AFTER_SECONDS = 1
 
 
+def wait_until(page: Page, condition: Callable[[], bool], timeout_ms: int = 10_000) -> None:
+    """Let the browser run (and Playwright deliver its events) until `condition()` holds."""
+    waited = 0
+    while not condition():
+        assert waited < timeout_ms, "the condition did not come true in time"
+        page.wait_for_timeout(50)
+        waited += 50
+
+
 @dataclass
 class Screen:
     """A signed-in browser page, and the JavaScript errors it raised."""

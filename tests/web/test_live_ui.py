@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -9,12 +10,12 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, User
 from django.test import Client
-from playwright.sync_api import expect
+from playwright.sync_api import APIResponse, Route, expect
 
 from messaging import services as chat_services
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests.web.conftest import Screen
+from tests.web.conftest import Screen, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -109,6 +110,44 @@ def test_a_chat_message_appears_within_two_seconds(asgi_screen, operator, make_u
     )
     assert time.monotonic() - started < 2.0
     screen.shot("21-live-chat")
+
+
+def test_a_chat_message_pushed_while_a_poll_is_on_its_way_stays(
+    asgi_screen, operator, make_user, warehouse
+):
+    """The stream delivers a message while the chat list's poll is on its way, with an answer
+    made before the message: the older answer must not take the message off the page."""
+    bob = make_user("bob")
+    chat = chat_services.chat_open_direct(user=bob, other_id=operator.pk)
+    screen = asgi_screen(operator)
+    page = screen.page
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    page.locator("#chat-button").click()
+    expect(page.locator("#chat-list .chat-item")).to_have_count(1)
+
+    held: list[tuple[Route, APIResponse]] = []
+    chat_list = re.compile(r"/api/v1/chats/$")
+
+    def hold_the_first(route: Route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    page.route(chat_list, hold_the_first)
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # the page polls now
+    wait_until(page, lambda: len(held) == 1)
+
+    chat_services.message_send(user=bob, chat_id=chat.id, body="Bin A-01-03 is empty")
+    preview = page.locator("#chat-list .chat-item-preview")
+    expect(preview).to_have_text("Bin A-01-03 is empty")  # pushed
+    shown = page.locator("#chat-list .chat-item").element_handle()
+    route, before_the_message = held[0]
+    route.fulfill(response=before_the_message)
+    shown.wait_for_element_state("hidden")  # the poll's answer re-drew the list
+
+    expect(preview).to_have_text("Bin A-01-03 is empty")
+    expect(page.locator("#chat-unread")).to_have_text("1")
 
 
 def test_without_the_stream_the_page_polls_and_says_so(open_screen, operator, warehouse):

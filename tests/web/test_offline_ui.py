@@ -5,7 +5,6 @@ with their Idempotency-Key, when the network is back."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from playwright.sync_api import Page, Request, Route, expect
 from notifications import lifecycle, selectors
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
+from tests.web.conftest import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -57,15 +57,6 @@ def lifecycle_posts(page: Page, *, answered: bool = False) -> list[Request]:
     else:
         page.on("request", note)
     return sent
-
-
-def wait_until(page: Page, condition: Callable[[], bool], timeout_ms: int = 10_000) -> None:
-    """Let the browser run (and Playwright deliver its events) until `condition()` holds."""
-    waited = 0
-    while not condition():
-        assert waited < timeout_ms, "the condition did not come true in time"
-        page.wait_for_timeout(50)
-        waited += 50
 
 
 def card(page: Page, title: str):

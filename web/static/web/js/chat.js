@@ -18,6 +18,7 @@ export class ChatPanel {
     this.openChatId = null;
     this.messages = new Map(); // chat id -> messages, oldest first (kept for this page's life)
     this.readUpTo = new Map(); // chat id -> the last message id we told the server we read
+    this.pushedDuringPoll = null; // stream events since the chat list poll in flight began
 
     this.panel = byId("chat-panel");
     this.button = byId("chat-button");
@@ -118,9 +119,19 @@ export class ChatPanel {
 
   /** One poll round: my chats, and new messages of the open one. */
   async poll() {
-    const answer = await get(this.url);
+    // Messages the stream pushes while the list is on its way may be newer than the answer:
+    // they are applied again on top of it (receive() counts each message once).
+    const pushed = [];
+    this.pushedDuringPoll = pushed;
+    let answer;
+    try {
+      answer = await get(this.url);
+    } finally {
+      if (this.pushedDuringPoll === pushed) this.pushedDuringPoll = null;
+    }
     this.chats = answer.results;
     this.loaded = true;
+    for (const event of pushed) this.receive(event);
     if (this.openChatId !== null) await this.#fetchMessages(this.openChatId);
     this.#renderList();
   }
@@ -129,7 +140,9 @@ export class ChatPanel {
    * A message pushed by the event stream. Returns false for a chat this page does not know
    * yet (someone started it): the caller polls to fetch it.
    */
-  receive({ chat: id, message }) {
+  receive(event) {
+    this.pushedDuringPoll?.push(event);
+    const { chat: id, message } = event;
     const chat = this.#chat(id);
     if (!chat) return false;
     // Only a conversation already loaded is extended; others are fetched when opened.
