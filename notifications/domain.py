@@ -174,6 +174,24 @@ class ViewVersion:
 
 
 @dataclass(frozen=True)
+class IfNoneMatch:
+    """A client's If-None-Match, for the read model to compare in the same call as the answer:
+    the ETag's text before and after the version, and the client's ETags' hex
+    (notifications/api/etags.py builds it, lua/inbox.lua compares)."""
+
+    before: str
+    after: str
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NotModified:
+    """The client's ETag is still the answer's (its version, to tag the 304 with)."""
+
+    version: ViewVersion
+
+
+@dataclass(frozen=True)
 class InboxPage:
     items: list[InboxItem]
     unread_count: int

@@ -9,7 +9,16 @@ from config import metrics, timestamps
 from directory import cache as directory
 
 from . import lifecycle_store, store
-from .domain import Actor, Event, HistoryEntry, InboxItem, InboxPage, UnreadSummary
+from .domain import (
+    Actor,
+    Event,
+    HistoryEntry,
+    IfNoneMatch,
+    InboxItem,
+    InboxPage,
+    NotModified,
+    UnreadSummary,
+)
 from .lifecycle_store import Snoozed
 
 
@@ -45,6 +54,32 @@ def inbox_page(
     Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS. `with_oldest`:
     the page also says the oldest slot the user's inboxes hold (a stream's first page).
     """
+    page = inbox_page_if_changed(
+        user=user,
+        warehouse_id=warehouse_id,
+        since=since,
+        limit=limit,
+        include_read=include_read,
+        with_oldest=with_oldest,
+        if_none_match=None,
+    )
+    if isinstance(page, NotModified):
+        raise RuntimeError("the read model found an ETag unchanged that nobody sent")
+    return page
+
+
+def inbox_page_if_changed(
+    *,
+    user: AbstractBaseUser,
+    warehouse_id: int,
+    since: int | None,
+    limit: int,
+    include_read: bool,
+    if_none_match: IfNoneMatch | None,
+    with_oldest: bool = False,
+) -> InboxPage | NotModified:
+    """`inbox_page`, or NotModified when one of the client's ETags is still the page's: one
+    round trip either way (the page is read only if the ETag is stale)."""
     metrics.POLLS.labels("list").inc()
     now = timestamps.now_ms()
     if since is None:
@@ -58,11 +93,22 @@ def inbox_page(
         include_read=include_read,
         now_ms=now,
         with_oldest=with_oldest,
+        if_none_match=if_none_match,
     )
 
 
 def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummary:
     """The unread count and the newest unread notifications (newest first)."""
+    summary = unread_summary_if_changed(user=user, warehouse_id=warehouse_id, if_none_match=None)
+    if isinstance(summary, NotModified):
+        raise RuntimeError("the read model found an ETag unchanged that nobody sent")
+    return summary
+
+
+def unread_summary_if_changed(
+    *, user: AbstractBaseUser, warehouse_id: int, if_none_match: IfNoneMatch | None
+) -> UnreadSummary | NotModified:
+    """`unread_summary`, or NotModified when one of the client's ETags is still its own."""
     metrics.POLLS.labels("unread").inc()
     return store.latest_unread(
         warehouse_id=warehouse_id,
@@ -70,6 +116,7 @@ def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummar
         role_ids=role_ids_of(user),
         count=settings.NOTIFICATION_SUMMARY_SIZE,
         now_ms=timestamps.now_ms(),
+        if_none_match=if_none_match,
     )
 
 

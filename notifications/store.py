@@ -21,11 +21,13 @@ from subscriptions.store import token_count
 
 from . import keys
 from .domain import (
+    IfNoneMatch,
     InboxItem,
     InboxPage,
     Lifecycle,
     MarkReadResult,
     Notification,
+    NotModified,
     Severity,
     UnreadSummary,
     ViewVersion,
@@ -269,7 +271,24 @@ def view_keys(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[
     ]
 
 
-def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequence[Any]) -> list:
+_NO_CONDITION = ("", "", "")
+
+
+def _view(
+    warehouse_id: int,
+    user_id: int,
+    role_ids: Sequence[int],
+    op: str,
+    now_ms: int,
+    op_args: Sequence[Any],
+    if_none_match: IfNoneMatch | None = None,
+) -> list:
+    condition = (
+        _NO_CONDITION
+        if if_none_match is None
+        else (if_none_match.before, if_none_match.after, " ".join(if_none_match.tags))
+    )
+    args = [op, now_ms, user_id, settings.NOTIFICATION_POLL_EXPIRED_SCAN, *condition, *op_args]
     # A poll answered from the directory's held version confirms it in this same round trip.
     [reply] = directory.read_confirmed(
         lambda batch: batch.script(
@@ -277,6 +296,13 @@ def _view(warehouse_id: int, user_id: int, role_ids: Sequence[int], args: Sequen
         )
     )
     return reply
+
+
+def _not_modified(reply: list) -> NotModified | None:
+    head = _head(reply)
+    if _text(head["unread"]) != "not modified":
+        return None
+    return NotModified(_version(head))
 
 
 # lua/inbox.lua's reply: these head values by name, then ITEM_WIDTH values per item.
@@ -303,38 +329,6 @@ def _head(reply: list) -> dict[str, Any]:
 def _version(head: dict[str, Any]) -> ViewVersion:
     return ViewVersion(
         _text(head["sequence"]), _text(head["next_expiry"]), _text(head["read_version"])
-    )
-
-
-def view_version_commands(batch: Batch, *, warehouse_id: int, user_id: int, now_ms: int) -> None:
-    """Queue the reads of a ViewVersion (3 commands of the warehouse's slot) on `batch`;
-    `version_from_replies` turns their replies into one. The same figures as lua/inbox.lua's."""
-    batch.command("GET", keys.sequence(warehouse_id))
-    batch.command(
-        "ZRANGEBYSCORE",
-        keys.expiry(warehouse_id),
-        f"({now_ms}",
-        "+inf",
-        "WITHSCORES",
-        "LIMIT",
-        0,
-        1,
-    )
-    batch.command("HGET", keys.watermarks(warehouse_id), f"v:{user_id}")
-
-
-def version_from_replies(replies: Sequence[Any]) -> ViewVersion:
-    sequence, next_expiry, read_version = replies
-    # [member, score], or [[member, score]] where redis-py parses the pairs.
-    flat = [
-        part
-        for entry in next_expiry
-        for part in (entry if isinstance(entry, list | tuple) else [entry])
-    ]
-    return ViewVersion(
-        _text(sequence or "0"),
-        f"{float(flat[1]):.0f}" if flat else "",
-        _text(read_version or "0"),
     )
 
 
@@ -376,24 +370,21 @@ def list_inbox(
     include_read: bool,
     now_ms: int,
     with_oldest: bool = False,
-) -> InboxPage:
-    """A page after `since`; `with_oldest`: also the oldest slot the user's inboxes hold."""
-    reply = _view(
-        warehouse_id,
-        user_id,
-        role_ids,
-        [
-            "list",
-            now_ms,
-            user_id,
-            settings.NOTIFICATION_POLL_EXPIRED_SCAN,
-            since,
-            limit,
-            "1" if include_read else "0",
-            settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
-            "1" if with_oldest else "0",
-        ],
-    )
+    if_none_match: IfNoneMatch | None = None,
+) -> InboxPage | NotModified:
+    """A page after `since`; `with_oldest`: also the oldest slot the user's inboxes hold;
+    NotModified when one of `if_none_match`'s ETags is still the page's."""
+    op_args = [
+        since,
+        limit,
+        "1" if include_read else "0",
+        settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
+        "1" if with_oldest else "0",
+    ]
+    reply = _view(warehouse_id, user_id, role_ids, "list", now_ms, op_args, if_none_match)
+    unchanged = _not_modified(reply)
+    if unchanged is not None:
+        return unchanged
     head = _head(reply)
     oldest = _text(head["oldest"])
     return InboxPage(
@@ -407,10 +398,19 @@ def list_inbox(
 
 
 def latest_unread(
-    *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
-) -> UnreadSummary:
-    scan = settings.NOTIFICATION_POLL_EXPIRED_SCAN
-    reply = _view(warehouse_id, user_id, role_ids, ["latest", now_ms, user_id, scan, count])
+    *,
+    warehouse_id: int,
+    user_id: int,
+    role_ids: Sequence[int],
+    count: int,
+    now_ms: int,
+    if_none_match: IfNoneMatch | None = None,
+) -> UnreadSummary | NotModified:
+    """NotModified when one of `if_none_match`'s ETags is still the summary's."""
+    reply = _view(warehouse_id, user_id, role_ids, "latest", now_ms, [count], if_none_match)
+    unchanged = _not_modified(reply)
+    if unchanged is not None:
+        return unchanged
     head = _head(reply)
     return UnreadSummary(
         unread_count=int(head["unread"]),
@@ -424,8 +424,7 @@ def snoozed_items(
     *, warehouse_id: int, user_id: int, role_ids: Sequence[int], count: int, now_ms: int
 ) -> list[InboxItem]:
     """The user's snoozed notifications they still see, earliest wake first (at most `count`)."""
-    scan = settings.NOTIFICATION_POLL_EXPIRED_SCAN
-    reply = _view(warehouse_id, user_id, role_ids, ["snoozed", now_ms, user_id, scan, count])
+    reply = _view(warehouse_id, user_id, role_ids, "snoozed", now_ms, [count])
     return _items(reply[_HEAD:])
 
 
@@ -439,8 +438,7 @@ def mark_read(
 ) -> MarkReadResult:
     """Mark the given notification ids read for the user, or all of them when ids is None."""
     which = ["all", settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE] if ids is None else ["ids", *ids]
-    args = ["read", now_ms, user_id, settings.NOTIFICATION_POLL_EXPIRED_SCAN, *which]
-    head = _head(_view(warehouse_id, user_id, role_ids, args))
+    head = _head(_view(warehouse_id, user_id, role_ids, "read", now_ms, which))
     return MarkReadResult(
         marked=int(head["next_since_or_marked"]), unread_count=int(head["unread"])
     )

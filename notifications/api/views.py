@@ -21,6 +21,7 @@ from config.users import signed_in
 from directory.optimistic import OptimisticDirectoryMixin
 
 from .. import lifecycle, reports, selectors, services
+from ..domain import InboxPage, UnreadSummary
 from . import etags
 from . import serializers as s
 
@@ -50,20 +51,26 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
         summary="Notifications after a cursor, oldest first",
     )
     def get(self, request: Request) -> HttpResponseBase:
-        unchanged = etags.not_modified(request, self.etag_kind)
-        if unchanged is not None:
-            return unchanged
         query = query_params.validated(s.InboxQuery, request.query_params)
         since = query.get("since")
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
-        page = selectors.inbox_page(
-            user=signed_in(request),
-            warehouse_id=query["warehouse"].pk,
-            since=since,
-            limit=query["limit"],
-            include_read=query["include_read"],
-        )
+        condition = etags.if_none_match(request, self.etag_kind, since=since)
+        while True:
+            page = selectors.inbox_page_if_changed(
+                user=signed_in(request),
+                warehouse_id=query["warehouse"].pk,
+                since=since,
+                limit=query["limit"],
+                include_read=query["include_read"],
+                if_none_match=condition,
+            )
+            if isinstance(page, InboxPage):
+                break
+            unchanged = etags.not_modified(request, self.etag_kind, page, since=since)
+            if unchanged is not None:
+                return unchanged
+            condition = None
         response = Response(s.inbox_page_dict(page))
         return etags.tagged(response, request, self.etag_kind, page.version, since=since)
 
@@ -97,11 +104,18 @@ class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
         summary="Unread count and the latest unread summaries, newest first",
     )
     def get(self, request: Request) -> HttpResponseBase:
-        unchanged = etags.not_modified(request, self.etag_kind)
-        if unchanged is not None:
-            return unchanged
         warehouse = s.warehouse_from_query(request.query_params)
-        summary = selectors.unread_summary(user=signed_in(request), warehouse_id=warehouse.pk)
+        condition = etags.if_none_match(request, self.etag_kind)
+        while True:
+            summary = selectors.unread_summary_if_changed(
+                user=signed_in(request), warehouse_id=warehouse.pk, if_none_match=condition
+            )
+            if isinstance(summary, UnreadSummary):
+                break
+            unchanged = etags.not_modified(request, self.etag_kind, summary)
+            if unchanged is not None:
+                return unchanged
+            condition = None
         response = Response(s.unread_dict(summary))
         return etags.tagged(response, request, self.etag_kind, summary.version)
 

@@ -26,13 +26,18 @@
 -- ARGV[1] operation: "list", "latest", "read" or "snoozed"
 -- ARGV[2] now, ms since the epoch   ARGV[3] user id
 -- ARGV[4] most expired but not yet swept notifications looked at to leave them out of counts
--- list:   ARGV[5] since (exclusive cursor)  ARGV[6] limit  ARGV[7] "1" to include read ones
---         ARGV[8] most entries to look at beyond the page (then next_since says how far it got)
---         ARGV[9] "1" to also return `oldest` (what a stream needs to decide it can replay)
--- latest: ARGV[5] how many
--- snoozed: ARGV[5] how many: the user's snoozed ones they still see, earliest wake first
--- read:   ARGV[5] "all": ARGV[6] most notifications also marked one by one (a small "all")
---         ARGV[5] "ids": ARGV[6..] notification ids (UUIDs)
+-- ARGV[5..7] the client's If-None-Match (notifications/api/etags.py), '' '' '' for none:
+--         ARGV[5] the ETag's text before the version, ARGV[6] its text after it, ARGV[7] the
+--         client's ETags (their hex, space separated). When one of them is sha1 of
+--         ARGV[5] .. "<sequence>|<next expiry>|<read version>" .. ARGV[6] now, the script
+--         reads nothing more and answers "not modified" (below).
+-- list:   ARGV[8] since (exclusive cursor)  ARGV[9] limit  ARGV[10] "1" to include read ones
+--         ARGV[11] most entries to look at beyond the page (then next_since says how far it got)
+--         ARGV[12] "1" to also return `oldest` (what a stream needs to decide it can replay)
+-- latest: ARGV[8] how many
+-- snoozed: ARGV[8] how many: the user's snoozed ones they still see, earliest wake first
+-- read:   ARGV[8] "all": ARGV[9] most notifications also marked one by one (a small "all")
+--         ARGV[8] "ids": ARGV[9..] notification ids (UUIDs)
 -- Returns the 10 head values named in notifications/store.py (INBOX_HEAD), in this order:
 --          unread, next_since (list) | marked (read) | 0 (latest),
 --          unread info, unread warning, unread critical,
@@ -40,7 +45,9 @@
 --          has_more (list: 1 when the page stopped before the newest change),
 --          oldest (list: the oldest slot still in the user's inboxes, "" when none),
 --          then for each item: cursor, content JSON, read flag (1/0), state JSON or false,
---          the user's snooze of it (when it wakes, ms) or false
+--          the user's snooze of it (when it wakes, ms) or false;
+--          or, when the client's ETag is still the answer's, the head alone with "not
+--          modified" as its first value (sequence, next expiry and read version as above).
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -48,6 +55,26 @@ local uid = ARGV[3]
 local expired_scan = tonumber(ARGV[4])
 local FIRST_INBOX = 18
 local HEAD = 10
+
+-- What the answer's ETag depends on besides the user, the query and the format.
+local function etag_parts()
+  local next_expiry = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf', 'WITHSCORES',
+                                 'LIMIT', 0, 1)
+  return redis.call('GET', KEYS[9]) or '0',
+         next_expiry[2] and text(tonumber(next_expiry[2])) or '',
+         redis.call('HGET', KEYS[13], 'v:' .. uid) or '0'
+end
+
+-- A poll whose ETag is still the answer's: three reads, as the answer would be the client's
+-- copy. (One that is not goes on in this same call: no second round trip after a change.)
+if ARGV[7] ~= '' and op ~= 'read' then
+  local sequence, next_expiry, read_version = etag_parts()
+  local tag = string.sub(redis.sha1hex(ARGV[5] .. sequence .. '|' .. next_expiry .. '|'
+                                       .. read_version .. ARGV[6]), 1, 24)
+  if has_word(ARGV[7], tag) then
+    return {'not modified', 0, 0, 0, 0, sequence, next_expiry, read_version, 0, ''}
+  end
+end
 
 -- Everything of a class raised up to the user's watermark of that class is read for the user.
 local marks = watermarks_of(KEYS[13], uid)
@@ -164,14 +191,6 @@ local function unread_counts()
   return counts, candidates
 end
 
-local function etag_parts()
-  local next_expiry = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf', 'WITHSCORES',
-                                 'LIMIT', 0, 1)
-  return redis.call('GET', KEYS[9]) or '0',
-         next_expiry[2] and text(tonumber(next_expiry[2])) or '',
-         redis.call('HGET', KEYS[13], 'v:' .. uid) or '0'
-end
-
 local function add_marker(slot)
   local list = redis.call('HGET', KEYS[14], slot)
   if not has_word(list, uid) then
@@ -209,11 +228,11 @@ end
 
 if op == 'read' then
   local marked = 0
-  if ARGV[5] == 'all' then
+  if ARGV[8] == 'all' then
     local counts, candidates = unread_counts()
     marked = counts[1] + counts[2] + counts[3]
-    -- A small "all" is also written one by one (bounded by ARGV[6]), as marks always were.
-    if candidates <= tonumber(ARGV[6]) then
+    -- A small "all" is also written one by one (bounded by ARGV[9]), as marks always were.
+    if candidates <= tonumber(ARGV[9]) then
       for _, class in ipairs(class_list) do
         local from = pad(watermark(class) + 1)
         for level = 0, 2 do
@@ -257,9 +276,9 @@ if op == 'read' then
       end
     end
     redis.call('HINCRBY', KEYS[13], 'v:' .. uid, 1)
-  elseif #ARGV >= 6 then
+  elseif #ARGV >= 9 then
     local ids = {}
-    for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
+    for i = 9, #ARGV do ids[#ids + 1] = ARGV[i] end
     for _, slot in ipairs(redis.call('HMGET', KEYS[4], unpack(ids))) do
       -- Ids that are not the user's (or unknown) are ignored, never an error.
       if slot and visible(slot) then
@@ -282,14 +301,14 @@ if op == 'read' then
 end
 
 -- After a mark all nothing open is raised after the watermark: nothing to count again.
-local counts = (op == 'read' and ARGV[5] == 'all') and {0, 0, 0} or unread_counts()
+local counts = (op == 'read' and ARGV[8] == 'all') and {0, 0, 0} or unread_counts()
 reply[1] = counts[1] + counts[2] + counts[3]
 reply[3], reply[4], reply[5] = counts[1], counts[2], counts[3]
 reply[6], reply[7], reply[8] = etag_parts()
 
 if op == 'list' then
-  local since, limit, include_read = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
-  local budget = limit + tonumber(ARGV[8])
+  local since, limit, include_read = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10] == '1'
+  local budget = limit + tonumber(ARGV[11])
   local chunk = limit + 1
   -- Never changed ones come from the inboxes by slot; unread only: those up to the lowest
   -- watermark of the user's classes are read (a re-raised one has changed, so it comes
@@ -336,7 +355,7 @@ if op == 'list' then
     return best, best_n
   end
 
-  local changes = {buf = {}, pos = 1, after = '(' .. ARGV[5], done = false}
+  local changes = {buf = {}, pos = 1, after = '(' .. ARGV[8], done = false}
   -- The next change after `since`: slot, new cursor (text), new cursor (number).
   local function next_change()
     if changes.pos > #changes.buf then
@@ -353,7 +372,7 @@ if op == 'list' then
     return slot, text(score), score
   end
 
-  local next_since = ARGV[5]
+  local next_since = ARGV[8]
   local a, a_n = next_plain()
   local b, b_cursor, b_n = next_change()
   local emitted, looked, reached = 0, 0, nil
@@ -395,7 +414,7 @@ if op == 'list' then
   -- the client is not caught up, and asks again from next_since.
   reply[9] = (a or b) and 1 or 0
   local oldest
-  if ARGV[9] == '1' then
+  if ARGV[12] == '1' then
     for i = FIRST_INBOX, #KEYS do
       local first = redis.call('ZRANGE', KEYS[i], 0, 0)[1]
       if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
@@ -405,7 +424,7 @@ if op == 'list' then
 elseif op == 'latest' then
   -- Newest raised first: each (class, severity) of the open index, from the top down to the
   -- watermark, merged; skipping the ones read one by one or expired.
-  local want = tonumber(ARGV[5])
+  local want = tonumber(ARGV[8])
   local chunk = want + 4
   local lists = {}
   for _, class in ipairs(class_list) do
@@ -431,7 +450,7 @@ elseif op == 'latest' then
     return list.buf[list.pos]
   end
   local looked = 0
-  while want > 0 and looked < 200 + 4 * tonumber(ARGV[5]) do
+  while want > 0 and looked < 200 + 4 * tonumber(ARGV[8]) do
     local best, best_raise, best_list
     for _, list in ipairs(lists) do
       local member = head_of(list)
@@ -450,14 +469,14 @@ elseif op == 'latest' then
     end
   end
 elseif op == 'snoozed' then
-  -- Bounded by how many the user snoozed (and ARGV[5]).
+  -- Bounded by how many the user snoozed (and ARGV[8]).
   local found = {}
   for slot in string.gmatch(redis.call('HGET', KEYS[17], 'u:' .. uid) or '', '%S+') do
     local wakes = redis.call('ZSCORE', KEYS[16], uid .. ':' .. slot)
     if wakes and live(slot) and visible(slot) then found[#found + 1] = {tonumber(wakes), slot} end
   end
   table.sort(found, function(x, y) return x[1] < y[1] end)
-  for i = 1, math.min(#found, tonumber(ARGV[5])) do add(found[i][2], cursor_of(found[i][2]), true) end
+  for i = 1, math.min(#found, tonumber(ARGV[8])) do add(found[i][2], cursor_of(found[i][2]), true) end
 end
 fill_page()
 return reply
