@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Sequence
@@ -247,26 +248,39 @@ def read_model_keys(warehouse_id: int) -> list[str]:
     ]
 
 
+@functools.lru_cache(maxsize=4096)
+def _warehouse_view_keys(prefix: str, warehouse_id: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """lua/inbox.lua's keys of one warehouse, before and after the user's read marks (made
+    once per warehouse and key prefix: a poll builds none of them)."""
+    del prefix  # part of the cache key only: the names below read it from the settings
+    return (
+        (keys.contents(warehouse_id), keys.expiry(warehouse_id)),
+        (
+            keys.ids(warehouse_id),
+            keys.readers(warehouse_id),
+            keys.flags(warehouse_id),
+            keys.states(warehouse_id),
+            keys.changes(warehouse_id),
+            keys.sequence(warehouse_id),
+            keys.classes(warehouse_id),
+            keys.places(warehouse_id),
+            keys.open_index(warehouse_id),
+            keys.watermarks(warehouse_id),
+            keys.markers(warehouse_id),
+            keys.read_open(warehouse_id),
+            keys.snoozes(warehouse_id),
+            keys.snoozers(warehouse_id),
+        ),
+    )
+
+
 def view_keys(warehouse_id: int, user_id: int, role_ids: Sequence[int]) -> list[str]:
     """KEYS of lua/inbox.lua for one user."""
+    before, after = _warehouse_view_keys(settings.WMS_REDIS_PREFIX, warehouse_id)
     return [
-        keys.contents(warehouse_id),
-        keys.expiry(warehouse_id),
+        *before,
         keys.read_marks(warehouse_id, user_id),
-        keys.ids(warehouse_id),
-        keys.readers(warehouse_id),
-        keys.flags(warehouse_id),
-        keys.states(warehouse_id),
-        keys.changes(warehouse_id),
-        keys.sequence(warehouse_id),
-        keys.classes(warehouse_id),
-        keys.places(warehouse_id),
-        keys.open_index(warehouse_id),
-        keys.watermarks(warehouse_id),
-        keys.markers(warehouse_id),
-        keys.read_open(warehouse_id),
-        keys.snoozes(warehouse_id),
-        keys.snoozers(warehouse_id),
+        *after,
         *visible_inboxes(warehouse_id, user_id, role_ids),
     ]
 

@@ -4,17 +4,18 @@ for the user, 304 from one Redis round trip, without the serializers.
 An answer depends on the warehouse's sequence (every publish and change of status takes a
 cursor from it), the next expiry time (the answer changes when it passes), the user's read
 version (their own reads), their roles, the query and the format. The ETag is a hash of all of
-them. The client's ETags go to lua/inbox.lua with the request for the answer (`if_none_match`):
-the script reads the first three, hashes them with the rest as this module would, and answers
-"not modified" at once when one of the client's ETags is that hash, else the answer itself. So
-a poll costs one round trip whether anything changed or not; a page that polls after a change
-(its If-None-Match now stale) pays for no separate check.
+them. The client's ETags go to lua/inbox.lua with the request for the answer
+(`Basis.if_none_match`): the script reads the first three, hashes them with the rest as this
+module would, and answers "not modified" at once when one of the client's ETags is that hash,
+else the answer itself. So a poll costs one round trip whether anything changed or not; a
+page that polls after a change (its If-None-Match now stale) pays for no separate check.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpResponseNotModified
@@ -56,25 +57,6 @@ def _query(
     return warehouse_id, f"{since}|{limit}|{include_read}"
 
 
-def _etag_text(kind: str, request: Request, warehouse_id: int, rest: str) -> tuple[str, str]:
-    """The text an ETag hashes, before and after its version (lua/inbox.lua joins them the
-    same way: before .. "<sequence>|<next expiry>|<read version>" .. after)."""
-    user: Any = request.user
-    roles = ",".join(map(str, sorted(directory.role_ids(user))))
-    before = "|".join((kind, str(warehouse_id), rest, str(user.pk), roles)) + "|"
-    return before, "|" + (request.accepted_media_type or "")
-
-
-def _etag(before: str, after: str, version: ViewVersion) -> str:
-    text = f"{before}{version.sequence}|{version.next_expiry}|{version.read_version}{after}"
-    return f'W/"{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:24]}"'
-
-
-def _sent(request: Request) -> set[str]:
-    header = request.headers.get("If-None-Match", "")
-    return {tag.strip() for tag in header.split(",") if tag.strip()}
-
-
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -87,49 +69,65 @@ def _hex_of(tag: str) -> str | None:
     return None
 
 
-def if_none_match(request: Request, kind: str, *, since: int | None = None) -> IfNoneMatch | None:
-    """The client's ETags for the read model to compare in the answer's own call; None when
-    it sent none of ours or the query is not one this shortcut takes (the answer is full)."""
-    # As many as the header holds (the server's limit on a header's size bounds them).
-    found = [h for h in map(_hex_of, _sent(request)) if h is not None]
-    if not found:
-        return None
+@dataclass(frozen=True)
+class Basis:
+    """One request's ETag but for the version: the text it hashes before and after it (lua/
+    inbox.lua joins them the same way: before .. "<sequence>|<next expiry>|<read version>" ..
+    after), and the ETags the client sent. Made once per request."""
+
+    before: str
+    after: str
+    sent: frozenset[str]
+
+    def etag(self, version: ViewVersion) -> str:
+        text = (
+            f"{self.before}{version.sequence}|{version.next_expiry}|{version.read_version}"
+            f"{self.after}"
+        )
+        return f'W/"{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:24]}"'
+
+    def if_none_match(self) -> IfNoneMatch | None:
+        """The client's ETags for the read model to compare in the answer's own call; None
+        when it sent none of ours (the answer is then full)."""
+        # As many as the header holds (the server's limit on a header's size bounds them).
+        found = sorted(h for h in map(_hex_of, self.sent) if h is not None)
+        return IfNoneMatch(self.before, self.after, tuple(found)) if found else None
+
+    def not_modified(self, unchanged: NotModified) -> HttpResponseNotModified | None:
+        """The 304 for what the read model found unchanged; None (answer in full) if its
+        ETag is somehow not one the client sent."""
+        etag = self.etag(unchanged.version)
+        if etag not in self.sent:
+            return None
+        response = HttpResponseNotModified()
+        response["ETag"] = etag
+        patch_vary_headers(response, VARY)
+        return response
+
+
+VARY = ("Accept", "Authorization", "Cookie")
+
+
+def basis(request: Request, kind: str, *, since: int | None = None) -> Basis | None:
+    """The request's Basis; None for a query this shortcut does not take (`since`: the
+    cursor a list without one starts from): such answers carry no ETag."""
     query = _query(kind, request.query_params, since)
     if query is None:
         return None
-    before, after = _etag_text(kind, request, *query)
-    return IfNoneMatch(before, after, tuple(sorted(found)))
+    warehouse_id, rest = query
+    user: Any = request.user
+    roles = ",".join(map(str, sorted(directory.role_ids(user))))
+    header = request.META.get("HTTP_IF_NONE_MATCH", "")
+    return Basis(
+        before="|".join((kind, str(warehouse_id), rest, str(user.pk), roles)) + "|",
+        after="|" + (request.accepted_media_type or ""),
+        sent=frozenset(tag.strip() for tag in header.split(",") if tag.strip()),
+    )
 
 
-def not_modified(
-    request: Request, kind: str, unchanged: NotModified, *, since: int | None = None
-) -> HttpResponseNotModified | None:
-    """The 304 for what the read model found unchanged; None (answer in full) if its ETag is
-    somehow not one the client sent."""
-    query = _query(kind, request.query_params, since)
-    if query is None:
-        return None
-    etag = _etag(*_etag_text(kind, request, *query), unchanged.version)
-    if etag not in _sent(request):
-        return None
-    response = HttpResponseNotModified()
-    response["ETag"] = etag
-    patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
-    return response
-
-
-def tagged(
-    response: Response,
-    request: Request,
-    kind: str,
-    version: ViewVersion,
-    *,
-    since: int | None = None,
-) -> Response:
-    """The full answer, with its ETag when its query is one `if_none_match` can compare
-    (`since`: the cursor a list without one started from)."""
-    query = _query(kind, request.query_params, since)
-    if query is not None:
-        response["ETag"] = _etag(*_etag_text(kind, request, *query), version)
-        patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
+def tagged(response: Response, request_basis: Basis | None, version: ViewVersion) -> Response:
+    """The full answer, with its ETag when its query is one the shortcut takes."""
+    if request_basis is not None:
+        response["ETag"] = request_basis.etag(version)
+        patch_vary_headers(response, VARY)
     return response

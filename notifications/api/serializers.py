@@ -62,11 +62,34 @@ class WarehouseQuery(serializers.Serializer):
     warehouse = WarehouseField()
 
 
+def _plain_number(raw: object, low: int, high: int) -> int | None:
+    """A query value of plain ASCII digits within [low, high]; None for anything else (the
+    fields then say what is wrong with it)."""
+    if isinstance(raw, str) and 0 < len(raw) < 20 and raw.isascii() and raw.isdigit():
+        value = int(raw)
+        if low <= value <= high:
+            return value
+    return None
+
+
+def _plain_warehouse(params: Mapping[str, Any]) -> Warehouse | None:
+    pk = _plain_number(params.get("warehouse"), 1, 2**63 - 1)
+    return directory.active_warehouse(pk) if pk is not None else None
+
+
 def warehouse_from_query(params: Mapping[str, Any]) -> Warehouse:
-    """The `warehouse` query parameter, validated by `WarehouseQuery`'s fields without a
-    serializer per request (config/query_params.py): a poll's hot path."""
-    found: Warehouse = query_params.validated(WarehouseQuery, params)["warehouse"]
+    """The `warehouse` query parameter as `WarehouseQuery` validates it. A plain id of an
+    active warehouse is taken as it is (a poll's hot path); anything else goes through the
+    fields (config/query_params.py), for the same errors."""
+    found = _plain_warehouse(params)
+    if found is None:
+        found = query_params.validated(WarehouseQuery, params)["warehouse"]
     return found
+
+
+# Read once, as the fields below are made once: inbox_query's plain path uses the same bounds.
+PAGE_MAX = settings.NOTIFICATION_PAGE_MAX
+PAGE_DEFAULT = settings.NOTIFICATION_PAGE_DEFAULT
 
 
 class InboxQuery(WarehouseQuery):
@@ -76,12 +99,35 @@ class InboxQuery(WarehouseQuery):
         required=False,
         help_text="The `next_since` of the previous poll.",
     )
-    limit = serializers.IntegerField(
-        min_value=1,
-        max_value=settings.NOTIFICATION_PAGE_MAX,
-        default=settings.NOTIFICATION_PAGE_DEFAULT,
-    )
+    limit = serializers.IntegerField(min_value=1, max_value=PAGE_MAX, default=PAGE_DEFAULT)
     include_read = serializers.BooleanField(default=False)
+
+
+_PLAIN_FLAGS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def inbox_query(params: Mapping[str, Any]) -> dict[str, Any]:
+    """`InboxQuery`'s validated data. A query of plain values (ids and numbers in range,
+    `true`/`false`/`1`/`0`) is read as it is, the poll's hot path; anything else goes through
+    the fields, for the same values and errors (tests/config/test_query_params.py compares)."""
+    warehouse = _plain_warehouse(params)
+    limit_raw = params.get("limit")
+    limit = PAGE_DEFAULT if limit_raw is None else _plain_number(limit_raw, 1, PAGE_MAX)
+    flag = params.get("include_read")
+    include_read = False if flag is None else _PLAIN_FLAGS.get(flag)
+    since_raw = params.get("since")
+    since = None if since_raw is None else _plain_number(since_raw, 0, MAX_CURSOR)
+    if (
+        warehouse is None
+        or limit is None
+        or include_read is None
+        or (since_raw is not None and since is None)
+    ):
+        return query_params.validated(InboxQuery, params)
+    plain: dict[str, Any] = {"warehouse": warehouse, "limit": limit, "include_read": include_read}
+    if since is not None:
+        plain["since"] = since
+    return plain
 
 
 class MarkReadInput(WarehouseQuery):

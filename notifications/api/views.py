@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import errors, idempotency, query_params, timestamps
+from config import errors, idempotency, timestamps
 from config.json_renderer import JSONRenderer
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
@@ -51,11 +51,12 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
         summary="Notifications after a cursor, oldest first",
     )
     def get(self, request: Request) -> HttpResponseBase:
-        query = query_params.validated(s.InboxQuery, request.query_params)
+        query = s.inbox_query(request.query_params)
         since = query.get("since")
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
-        condition = etags.if_none_match(request, self.etag_kind, since=since)
+        basis = etags.basis(request, self.etag_kind, since=since)
+        condition = basis.if_none_match() if basis is not None else None
         while True:
             page = selectors.inbox_page_if_changed(
                 user=signed_in(request),
@@ -67,12 +68,12 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
             )
             if isinstance(page, InboxPage):
                 break
-            unchanged = etags.not_modified(request, self.etag_kind, page, since=since)
+            unchanged = basis.not_modified(page) if basis is not None else None
             if unchanged is not None:
                 return unchanged
             condition = None
         response = Response(s.inbox_page_dict(page))
-        return etags.tagged(response, request, self.etag_kind, page.version, since=since)
+        return etags.tagged(response, basis, page.version)
 
     @extend_schema(
         request=s.PublishInput,
@@ -105,19 +106,20 @@ class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
     )
     def get(self, request: Request) -> HttpResponseBase:
         warehouse = s.warehouse_from_query(request.query_params)
-        condition = etags.if_none_match(request, self.etag_kind)
+        basis = etags.basis(request, self.etag_kind)
+        condition = basis.if_none_match() if basis is not None else None
         while True:
             summary = selectors.unread_summary_if_changed(
                 user=signed_in(request), warehouse_id=warehouse.pk, if_none_match=condition
             )
             if isinstance(summary, UnreadSummary):
                 break
-            unchanged = etags.not_modified(request, self.etag_kind, summary)
+            unchanged = basis.not_modified(summary) if basis is not None else None
             if unchanged is not None:
                 return unchanged
             condition = None
         response = Response(s.unread_dict(summary))
-        return etags.tagged(response, request, self.etag_kind, summary.version)
+        return etags.tagged(response, basis, summary.version)
 
 
 class MarkReadView(NotificationAPIView):

@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from rest_framework.exceptions import ValidationError
 
 from config import query_params
-from notifications.api.serializers import InboxQuery, ReportQuery, WarehouseQuery
+from notifications.api.serializers import (
+    InboxQuery,
+    ReportQuery,
+    WarehouseQuery,
+    inbox_query,
+    warehouse_from_query,
+)
 from subscriptions.models import Warehouse
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +85,40 @@ def test_the_same_answer_as_the_serializer(warehouses, serializer_class, pairs):
         with pytest.raises(ValidationError) as raised:
             query_params.validated(serializer_class, query)
         assert raised.value.detail == serializer.errors
+
+
+# Values next to the plain ones: other spellings, padded, out of range, a full-width digit.
+PLAIN_OR_NEARLY = st.sampled_from(["True", "on", "00", "007", "200", "201", " 5", "\uff15", "1"])
+
+
+def _same_as_the_serializer(serializer_class, query, found_by) -> None:
+    serializer = serializer_class(data=query)
+    if serializer.is_valid():
+        found = found_by(query)
+        expected = dict(serializer.validated_data)
+        assert found.pop("warehouse").pk == expected.pop("warehouse").pk
+        assert found == expected
+    else:
+        with pytest.raises(ValidationError) as raised:
+            found_by(query)
+        assert raised.value.detail == serializer.errors
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(pairs=st.lists(st.tuples(NAMES, VALUES | PLAIN_OR_NEARLY), max_size=6))
+@example(pairs=[("warehouse", "active"), ("since", "7"), ("include_read", "true")])
+@example(pairs=[("warehouse", "active"), ("limit", "200"), ("include_read", "0")])
+@example(pairs=[("warehouse", "active"), ("limit", "201")])
+@example(pairs=[("warehouse", "active"), ("since", ""), ("include_read", "on")])
+@example(pairs=[("warehouse", "inactive"), ("warehouse", "active"), ("since", "0")])
+@example(pairs=[("warehouse", "active"), ("since", str(2**53 + 1))])
+def test_the_plain_paths_answer_as_the_serializer(warehouses, pairs):
+    """inbox_query and warehouse_from_query read plain values without the fields."""
+    query = QueryDict(mutable=True)
+    for name, value in pairs:
+        query.appendlist(name, warehouses.get(value, value))
+
+    _same_as_the_serializer(InboxQuery, query, inbox_query)
+    _same_as_the_serializer(WarehouseQuery, query, lambda q: {"warehouse": warehouse_from_query(q)})
