@@ -57,7 +57,7 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
             since = selectors.lookback_since(timestamps.now_ms())
         basis = etags.basis(request, self.etag_kind, since=since)
         condition = basis.if_none_match() if basis is not None else None
-        while True:
+        while True:  # twice at most: without a condition the answer is always the full one
             page = selectors.inbox_page_if_changed(
                 user=signed_in(request),
                 warehouse_id=query["warehouse"].pk,
@@ -108,7 +108,7 @@ class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
         warehouse = s.warehouse_from_query(request.query_params)
         basis = etags.basis(request, self.etag_kind)
         condition = basis.if_none_match() if basis is not None else None
-        while True:
+        while True:  # twice at most: without a condition the answer is always the full one
             summary = selectors.unread_summary_if_changed(
                 user=signed_in(request), warehouse_id=warehouse.pk, if_none_match=condition
             )
