@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from config.timestamps import ms_to_datetime
 
@@ -184,11 +184,21 @@ class IfNoneMatch:
     tags: tuple[str, ...]
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class NotModified:
     """The client's ETag is still the answer's (its version, to tag the 304 with)."""
 
     version: ViewVersion
+
+
+def answered(found: T | NotModified) -> T:
+    """What a read made without the client's ETags returns: always the answer itself."""
+    if isinstance(found, NotModified):
+        raise RuntimeError("the read model found an ETag unchanged that nobody sent")
+    return found
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from .domain import (
     InboxPage,
     NotModified,
     UnreadSummary,
+    answered,
 )
 from .lifecycle_store import Snoozed
 
@@ -54,18 +55,17 @@ def inbox_page(
     Without `since`, the look-back is settings.NOTIFICATION_LOOKBACK_SECONDS. `with_oldest`:
     the page also says the oldest slot the user's inboxes hold (a stream's first page).
     """
-    page = inbox_page_if_changed(
-        user=user,
-        warehouse_id=warehouse_id,
-        since=since,
-        limit=limit,
-        include_read=include_read,
-        with_oldest=with_oldest,
-        if_none_match=None,
+    return answered(
+        inbox_page_if_changed(
+            user=user,
+            warehouse_id=warehouse_id,
+            since=since,
+            limit=limit,
+            include_read=include_read,
+            with_oldest=with_oldest,
+            if_none_match=None,
+        )
     )
-    if isinstance(page, NotModified):
-        raise RuntimeError("the read model found an ETag unchanged that nobody sent")
-    return page
 
 
 def inbox_page_if_changed(
@@ -99,10 +99,9 @@ def inbox_page_if_changed(
 
 def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummary:
     """The unread count and the newest unread notifications (newest first)."""
-    summary = unread_summary_if_changed(user=user, warehouse_id=warehouse_id, if_none_match=None)
-    if isinstance(summary, NotModified):
-        raise RuntimeError("the read model found an ETag unchanged that nobody sent")
-    return summary
+    return answered(
+        unread_summary_if_changed(user=user, warehouse_id=warehouse_id, if_none_match=None)
+    )
 
 
 def unread_summary_if_changed(

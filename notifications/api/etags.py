@@ -14,9 +14,9 @@ page that polls after a change (its If-None-Match now stale) pays for no separat
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
@@ -27,7 +27,7 @@ from config import timestamps
 from directory import cache as directory
 
 from .. import selectors
-from ..domain import IfNoneMatch, NotModified, ViewVersion
+from ..domain import IfNoneMatch, NotModified, ViewVersion, answered
 from .serializers import MAX_CURSOR
 
 _FLAGS = {"true": "1", "1": "1", "false": "0", "0": "0"}
@@ -93,14 +93,11 @@ class Basis:
         found = sorted(h for h in map(_hex_of, self.sent) if h is not None)
         return IfNoneMatch(self.before, self.after, tuple(found)) if found else None
 
-    def not_modified(self, unchanged: NotModified) -> HttpResponseNotModified | None:
-        """The 304 for what the read model found unchanged; None (answer in full) if its
-        ETag is somehow not one the client sent."""
-        etag = self.etag(unchanged.version)
-        if etag not in self.sent:
-            return None
+    def not_modified(self, unchanged: NotModified) -> HttpResponseNotModified:
+        """The 304 for what the read model found unchanged (its ETag is the client's tag the
+        script matched: the same text hashed the same way)."""
         response = HttpResponseNotModified()
-        response["ETag"] = etag
+        response["ETag"] = self.etag(unchanged.version)
         patch_vary_headers(response, VARY)
         return response
 
@@ -123,6 +120,20 @@ def basis(request: Request, kind: str, *, since: int | None = None) -> Basis | N
         after="|" + (request.accepted_media_type or ""),
         sent=frozenset(tag.strip() for tag in header.split(",") if tag.strip()),
     )
+
+
+T = TypeVar("T")
+
+
+def answer_or_not_modified(
+    request_basis: Basis | None, read: Callable[[IfNoneMatch | None], T | NotModified]
+) -> T | HttpResponseNotModified:
+    """`read` given the client's ETags (one round trip either way): its answer, or the 304
+    when one of those ETags is still the answer's."""
+    if request_basis is None:
+        return answered(read(None))
+    found = read(request_basis.if_none_match())
+    return request_basis.not_modified(found) if isinstance(found, NotModified) else found
 
 
 def tagged(response: Response, request_basis: Basis | None, version: ViewVersion) -> Response:

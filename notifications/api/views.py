@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import HttpResponseNotModified
 from django.http.response import HttpResponseBase
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -21,7 +22,6 @@ from config.users import signed_in
 from directory.optimistic import OptimisticDirectoryMixin
 
 from .. import lifecycle, reports, selectors, services
-from ..domain import InboxPage, UnreadSummary
 from . import etags
 from . import serializers as s
 
@@ -56,22 +56,19 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
         basis = etags.basis(request, self.etag_kind, since=since)
-        condition = basis.if_none_match() if basis is not None else None
-        while True:  # twice at most: without a condition the answer is always the full one
-            page = selectors.inbox_page_if_changed(
+        page = etags.answer_or_not_modified(
+            basis,
+            lambda condition: selectors.inbox_page_if_changed(
                 user=signed_in(request),
                 warehouse_id=query["warehouse"].pk,
                 since=since,
                 limit=query["limit"],
                 include_read=query["include_read"],
                 if_none_match=condition,
-            )
-            if isinstance(page, InboxPage):
-                break
-            unchanged = basis.not_modified(page) if basis is not None else None
-            if unchanged is not None:
-                return unchanged
-            condition = None
+            ),
+        )
+        if isinstance(page, HttpResponseNotModified):
+            return page
         response = Response(s.inbox_page_dict(page))
         return etags.tagged(response, basis, page.version)
 
@@ -107,17 +104,14 @@ class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
     def get(self, request: Request) -> HttpResponseBase:
         warehouse = s.warehouse_from_query(request.query_params)
         basis = etags.basis(request, self.etag_kind)
-        condition = basis.if_none_match() if basis is not None else None
-        while True:  # twice at most: without a condition the answer is always the full one
-            summary = selectors.unread_summary_if_changed(
+        summary = etags.answer_or_not_modified(
+            basis,
+            lambda condition: selectors.unread_summary_if_changed(
                 user=signed_in(request), warehouse_id=warehouse.pk, if_none_match=condition
-            )
-            if isinstance(summary, UnreadSummary):
-                break
-            unchanged = basis.not_modified(summary) if basis is not None else None
-            if unchanged is not None:
-                return unchanged
-            condition = None
+            ),
+        )
+        if isinstance(summary, HttpResponseNotModified):
+            return summary
         response = Response(s.unread_dict(summary))
         return etags.tagged(response, basis, summary.version)
 

@@ -66,9 +66,12 @@ local function etag_parts()
 end
 
 -- A poll whose ETag is still the answer's: three reads, as the answer would be the client's
--- copy. (One that is not goes on in this same call: no second round trip after a change.)
+-- copy. (One that is not goes on in this same call: no second round trip after a change;
+-- and, as nothing but "read" writes, the answer's head reuses these three.)
+local version_read
 if ARGV[7] ~= '' and op ~= 'read' then
-  local sequence, next_expiry, read_version = etag_parts()
+  version_read = {etag_parts()}
+  local sequence, next_expiry, read_version = unpack(version_read)
   local tag = string.sub(redis.sha1hex(ARGV[5] .. sequence .. '|' .. next_expiry .. '|'
                                        .. read_version .. ARGV[6]), 1, 24)
   if has_word(ARGV[7], tag) then
@@ -304,7 +307,11 @@ end
 local counts = (op == 'read' and ARGV[8] == 'all') and {0, 0, 0} or unread_counts()
 reply[1] = counts[1] + counts[2] + counts[3]
 reply[3], reply[4], reply[5] = counts[1], counts[2], counts[3]
-reply[6], reply[7], reply[8] = etag_parts()
+if version_read then
+  reply[6], reply[7], reply[8] = unpack(version_read)
+else
+  reply[6], reply[7], reply[8] = etag_parts()
+end
 
 if op == 'list' then
   local since, limit, include_read = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10] == '1'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
@@ -93,14 +94,20 @@ def test_live_on_a_handheld_in_chinese(asgi_screen, operator):
     screen.shot("47-live-handheld-zh")
 
 
-def test_a_chat_message_appears_within_two_seconds(asgi_screen, operator, make_user, warehouse):
+def live_chat_with_bob(asgi_screen, operator: User, make_user) -> tuple[User, Any, Screen]:
+    """bob's direct chat with the operator, and the operator's page, live, showing it."""
     bob = make_user("bob")
     chat = chat_services.chat_open_direct(user=bob, other_id=operator.pk)
     screen = asgi_screen(operator)
+    expect(screen.page.locator("#delivery-mode")).to_have_text("Live")
+    screen.page.locator("#chat-button").click()
+    expect(screen.page.locator("#chat-list .chat-item")).to_have_count(1)
+    return bob, chat, screen
+
+
+def test_a_chat_message_appears_within_two_seconds(asgi_screen, operator, make_user, warehouse):
+    bob, chat, screen = live_chat_with_bob(asgi_screen, operator, make_user)
     page = screen.page
-    expect(page.locator("#delivery-mode")).to_have_text("Live")
-    page.locator("#chat-button").click()
-    expect(page.locator("#chat-list .chat-item")).to_have_count(1)
 
     started = time.monotonic()
     chat_services.message_send(user=bob, chat_id=chat.id, body="Bin A-01-03 is empty")
@@ -117,13 +124,8 @@ def test_a_chat_message_pushed_while_a_poll_is_on_its_way_stays(
 ):
     """The stream delivers a message while the chat list's poll is on its way, with an answer
     made before the message: the older answer must not take the message off the page."""
-    bob = make_user("bob")
-    chat = chat_services.chat_open_direct(user=bob, other_id=operator.pk)
-    screen = asgi_screen(operator)
+    bob, chat, screen = live_chat_with_bob(asgi_screen, operator, make_user)
     page = screen.page
-    expect(page.locator("#delivery-mode")).to_have_text("Live")
-    page.locator("#chat-button").click()
-    expect(page.locator("#chat-list .chat-item")).to_have_count(1)
 
     held: list[tuple[Route, APIResponse]] = []
     chat_list = re.compile(r"/api/v1/chats/$")
