@@ -46,6 +46,9 @@ _publish = idempotency.guarded(
 _inbox = LuaScript.beside(__file__, "inbox", prelude="read_model")
 _expire = LuaScript.beside(__file__, "expire", prelude="read_model")
 _prune_read_marks = LuaScript.beside(__file__, "prune_read_marks")
+# A live event as its stream users see it; the stream hub runs it on its asyncio client (its
+# `source`), with the keys and arguments of event_read_state_call.
+EVENT_READ_STATE = LuaScript.beside(__file__, "event_read_state", prelude="read_model")
 
 # Cursors are now_ms * 1024 (+ a sequence within the millisecond): see lua/publish.lua.
 CURSOR_PER_MS = 1024
@@ -353,6 +356,39 @@ def item_from_reply(
         Lifecycle.from_json(state) if state else None,
         int(float(snoozed_until)) if snoozed_until else None,
     )
+
+
+class EventView(NamedTuple):
+    """One notification event as lua/event_read_state.lua found it."""
+
+    content: Any
+    state: Any  # lifecycle JSON, None when never changed
+    read_by: frozenset[int]  # the users (of those asked about) it is read for
+
+
+def event_read_state_call(
+    warehouse_id: int, notification_id: str, now_ms: int, user_ids: Sequence[int]
+) -> tuple[list[str], list[Any]]:
+    """The keys and arguments of EVENT_READ_STATE for these users."""
+    keys_ = [
+        keys.contents(warehouse_id),
+        keys.ids(warehouse_id),
+        keys.states(warehouse_id),
+        keys.watermarks(warehouse_id),
+        keys.places(warehouse_id),
+        keys.snoozes(warehouse_id),
+        *(keys.read_marks(warehouse_id, user) for user in user_ids),
+    ]
+    return keys_, [notification_id, now_ms, *user_ids]
+
+
+def event_view(reply: list[Any], user_ids: Sequence[int]) -> EventView | None:
+    """EVENT_READ_STATE's reply for `user_ids` (as passed); None when the notification is gone."""
+    content, *rest = reply
+    if content is None:
+        return None
+    state, *positions = rest
+    return EventView(content, state or None, frozenset(user_ids[int(p) - 1] for p in positions))
 
 
 def _items(flat: list) -> list[InboxItem]:

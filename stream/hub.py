@@ -8,7 +8,10 @@ are handled one at a time, in the order Redis sent them, so every stream receive
 notifications in cursor order.
 
 A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rather than
-buffered without bound; so is every stream when the subscription fails. Their clients
+buffered without bound; so is every stream when the subscription fails, and every stream
+of an event whose notification cannot be read or shown (the others, and the subscription, go
+on). Whether an event is read for each user is the read model's one rule (read_for in
+notifications/lua/read_model.lua), the same the polls apply. Their clients
 reconnect with Last-Event-ID and replay what they missed. On a Redis Cluster the hub then
 subscribes on another live node (PUBLISH reaches every node), so losing any one node, the first
 of REDIS_URL included, does not end instant delivery; /healthz says "subscription" while the
@@ -23,7 +26,6 @@ import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -37,14 +39,13 @@ from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from messaging.domain import UserRef
 from notifications import keys as notification_keys
+from notifications import store as notification_store
 from notifications.domain import InboxItem, Lifecycle, Notification
 
 from . import access, events, sse
 from .batched_reads import BatchedReads
 
 logger = logging.getLogger(__name__)
-
-READ_MARKS_LUA = (Path(__file__).resolve().parent / "lua" / "read_marks.lua").read_text("utf-8")
 
 # The name of this process's pub/sub in /healthz (config.status).
 SUBSCRIPTION = "subscription"
@@ -147,7 +148,7 @@ class Hub:
         self._retry_now = asyncio.Event()
         self._data: Redis | RedisCluster | None = None
         self._data_lock = asyncio.Lock()
-        self._read_marks_script: Any = None
+        self._event_script: Any = None
         self._opening_reads = BatchedReads(self._read_cursor_and_directory_version)
         # Cluster nodes whose subscription failed, tried again after the others.
         self._failed_nodes: set[tuple[str, int] | None] = set()
@@ -231,7 +232,7 @@ class Hub:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new server (tests): clients of an old loop are unusable
             self._loop, self._task, self._data = loop, None, None
-            self._read_marks_script = None
+            self._event_script = None
             self._opening_reads = BatchedReads(self._read_cursor_and_directory_version)
             self._data_lock = asyncio.Lock()
             self._ready = asyncio.Event()
@@ -254,16 +255,23 @@ class Hub:
 
     async def _drop_data_client(self) -> None:
         # Callers still holding the old one get errors (a 503 for them); new ones a new client.
-        client, self._data, self._read_marks_script = self._data, None, None
+        client, self._data, self._event_script = self._data, None, None
         if client is not None:
             await _quietly(client.aclose())
 
-    async def _read_marks(self, *, keys: list[str], args: list[Any]) -> list[Any]:
+    async def _event_view(
+        self, warehouse_id: int, notification_id: str, now: int, users: list[int]
+    ) -> notification_store.EventView | None:
+        """The notification of an event and whom of `users` it is read for (the read model's
+        one rule, in notifications/lua/event_read_state.lua); one round trip."""
         client = await self._data_client()
-        if self._read_marks_script is None:
-            self._read_marks_script = client.register_script(READ_MARKS_LUA)
-        marks: list[Any] = await self._read_marks_script(keys=keys, args=args, client=client)
-        return marks
+        if self._event_script is None:
+            self._event_script = client.register_script(notification_store.EVENT_READ_STATE.source)
+        keys, args = notification_store.event_read_state_call(
+            warehouse_id, notification_id, now, users
+        )
+        reply = await self._event_script(keys=keys, args=args, client=client)
+        return notification_store.event_view(reply, users)
 
     async def _run(self) -> None:
         delay = 0.1
@@ -367,35 +375,29 @@ class Hub:
         if not listeners:
             return
         users = sorted({listener.user_id for listener in listeners})
-        wh, cursor = event.warehouse_id, event.cursor
+        cursor = event.cursor
         now = timestamps.now_ms()
-        # Redis errors end the subscription (see _run): the streams reconnect and replay.
-        content, *found = await self._read_marks(
-            keys=[
-                notification_keys.contents(wh),
-                notification_keys.ids(wh),
-                notification_keys.states(wh),
-                notification_keys.watermarks(wh),
-                notification_keys.places(wh),
-                *(notification_keys.read_marks(wh, user) for user in users),
-            ],
-            args=[event.notification_id, now, *users],
-        )
-        if content is None:  # expired and swept
+        try:
+            view = await self._event_view(event.warehouse_id, event.notification_id, now, users)
+        except Exception as exc:
+            # Only these streams lose this event: they end, and their clients reconnect and
+            # replay it through the REST code. The subscription, and every other stream, go on.
+            logger.warning("Stream hub: cannot read the notification at cursor %s: %r", cursor, exc)
+            if not isinstance(exc, REDIS_UNAVAILABLE):
+                await self._drop_data_client()  # it may be left broken: the next call starts anew
+            for listener in listeners:
+                listener.close("redis")
             return
-        state, *readers = found
-        read = dict.fromkeys(users, False)
-        for position in readers:
-            read[users[int(position) - 1]] = True
+        if view is None:  # expired and swept
+            return
         frames: dict[bool, bytes] = {}
         try:
-            notification = Notification.from_json(content)
+            notification = Notification.from_json(view.content)
             if notification.expires_at_ms <= now:  # never shown once expired (SPEC section 2)
                 return
-            for flag in set(read.values()):
-                item = InboxItem(
-                    notification, cursor, flag, Lifecycle.from_json(state) if state else None
-                )
+            state = Lifecycle.from_json(view.state) if view.state else None
+            for flag in {user in view.read_by for user in users}:
+                item = InboxItem(notification, cursor, flag, state)
                 frames[flag] = sse.frame(
                     event="notification", data=events.item_data(item), id=cursor
                 )
@@ -405,7 +407,7 @@ class Hub:
                 listener.close("error")
             return
         for listener in listeners:
-            listener.offer(cursor, frames[read[listener.user_id]])
+            listener.offer(cursor, frames[listener.user_id in view.read_by])
 
     async def _chat(self, event: events.ChatEvent) -> None:
         listeners = [

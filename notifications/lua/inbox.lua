@@ -107,30 +107,20 @@ do
   end
 end
 
--- class, severity digit, raise cursor of a slot (nil class: published before the read model).
-local function place_of(slot)
-  local place = redis.call('HGET', KEYS[11], slot)
-  if not place then return nil, 0, tonumber(slot) end
-  return place_parts(place)
-end
+local function place_of(slot) return place_in(KEYS[11], slot) end
 
 local function live(slot)
   local expires = redis.call('ZSCORE', KEYS[2], slot)
   return expires ~= false and tonumber(expires) > now
 end
 
-local function snoozed_by_me(slot)
-  return redis.call('ZSCORE', KEYS[16], uid .. ':' .. slot) ~= false
-end
+local function snoozed_by_me(slot) return snoozed(KEYS[16], uid, slot) end
 
--- A live one-by-one mark, or a snooze (until beat wakes it: lua/lifecycle.lua "wake_due").
-local function marked_by_me(slot)
-  local mark = redis.call('ZSCORE', KEYS[3], slot)
-  return (mark ~= false and tonumber(mark) > now) or snoozed_by_me(slot)
-end
+local function marked_by_me(slot) return marked_for(KEYS[3], KEYS[16], uid, slot, now) end
 
+-- The read model's one rule (read_model.lua read_for) for this user.
 local function read_by_me(slot, class, raise)
-  return raise <= watermark(class) or marked_by_me(slot)
+  return read_for(marks, KEYS[3], KEYS[16], uid, slot, class, raise, now)
 end
 
 local function is_open(slot)

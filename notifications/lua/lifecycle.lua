@@ -101,14 +101,9 @@ local function reply(code, slot, cursor, extra)
   local read = 0
   local snoozed = snoozed_until(ARGV[4], slot)
   if ARGV[4] ~= '' then
-    if snoozed or redis.call('ZSCORE', KEYS[14], slot) then
+    local class, _, raise = place_in(KEYS[17], slot)
+    if read_for(watermarks_of(KEYS[19], ARGV[4]), KEYS[14], KEYS[22], ARGV[4], slot, class, raise, now) then
       read = 1
-    else
-      local place = redis.call('HGET', KEYS[17], slot)
-      if place then
-        local class, _, raise = place_parts(place)
-        if raise <= user_watermark(KEYS[19], ARGV[4], class) then read = 1 end
-      end
     end
   end
   return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),

@@ -78,6 +78,35 @@ local function save_watermarks(watermarks_key, user, marks)
   end
 end
 
+-- --- Read for a user: the one rule ---------------------------------------------------------
+-- Every script that says whether a notification is read for a user (a poll, a lifecycle
+-- reply, a live event on the stream) asks read_for; none decides it another way.
+
+-- class, severity digit, raise cursor of a slot (nil class and level 0: published before the
+-- read model; its raise cursor is its slot).
+local function place_in(places_key, slot)
+  local place = redis.call('HGET', places_key, slot)
+  if not place then return nil, 0, tonumber(slot) end
+  return place_parts(place)
+end
+
+-- Whether the user has an active snooze of `slot` (until beat wakes it: lifecycle.lua).
+local function snoozed(snoozes_key, user, slot)
+  return redis.call('ZSCORE', snoozes_key, user .. ':' .. slot) ~= false
+end
+
+-- Marked read one by one (a live mark: it lasts as long as the notification) or snoozed.
+local function marked_for(read_marks_key, snoozes_key, user, slot, now)
+  local mark = redis.call('ZSCORE', read_marks_key, slot)
+  return (mark ~= false and tonumber(mark) > now) or snoozed(snoozes_key, user, slot)
+end
+
+-- Read for the user whose watermarks (watermarks_of) are `marks`: raised at or below their
+-- watermark of its class ("mark all read"), or marked one by one, or snoozed.
+local function read_for(marks, read_marks_key, snoozes_key, user, slot, class, raise, now)
+  return raise <= watermark_in(marks, class) or marked_for(read_marks_key, snoozes_key, user, slot, now)
+end
+
 -- --- Classes (sets of inboxes) ------------------------------------------------------------
 
 local function enter_class(classes_key, class, members)
