@@ -18,7 +18,9 @@ Then, in this order, so a reconnect loses nothing and repeats nothing:
    503; a cursor it cannot replay from (older than the look-back and than everything the
    user's inboxes still hold) gets `event: reset` instead, and the client reloads;
 4. sends `event: ready` whose id is the cursor everything up to which has been sent, and
-   from then on the live events, dropping any notification at or below that cursor.
+   from then on the live events, dropping any notification at or below that cursor. A stream
+   the hub let go before this point (its subscription failed) ends without `ready`: the
+   client reconnects from the last id it received, so nothing is skipped.
 
 A stream lasts STREAM_MAX_SECONDS less a random part of up to STREAM_LIFETIME_JITTER of it,
 so streams opened together (after a deploy) do not all end, and come back, together.
@@ -277,6 +279,11 @@ class StreamApp:
                     )
                 except REDIS_UNAVAILABLE:
                     return  # the client reconnects from the last id it received
+            if listener.closed is not None:
+                # The hub let this stream go (its subscription failed) before it was ready:
+                # notifications published since it registered may never reach it, so `ready`
+                # must not say they were sent. The client reconnects from the last id it got.
+                raise Closed(listener.closed)
             sent = max(sent, position)
             await write(retry + sse.frame(event="ready", data=b'{"cursor":%d}' % sent, id=sent))
             await self._live(write, headers, listener, sent)
