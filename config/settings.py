@@ -571,6 +571,10 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=3600.0)
 # A stream whose client reads nothing is closed once a write has waited this long (its buffers
 # full), and its memory freed.
 STREAM_WRITE_TIMEOUT_SECONDS = env.float("STREAM_WRITE_TIMEOUT_SECONDS", default=30.0)
+# A stream's socket send buffer and the most its server queues before a write waits: what a
+# client that reads nothing can leave unread (with its own receive buffer) before the write
+# timeout starts to run. Without it the kernel's buffers would absorb megabytes.
+STREAM_SEND_BUFFER_BYTES = env.int("STREAM_SEND_BUFFER_BYTES", default=64 * 1024)
 # Open streams per user in one web process: opening one more closes that user's oldest there.
 STREAM_MAX_PER_USER = env.int("STREAM_MAX_PER_USER", default=8)
 # How often each web process looks whether users, tokens, roles or warehouses changed (one Redis

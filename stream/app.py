@@ -167,7 +167,11 @@ class StreamApp:
                 self.hub.unregister(listener)
             await _answer(send, exc)
             return
-        writer = Writer(send, settings.STREAM_WRITE_TIMEOUT_SECONDS)
+        writer = Writer(
+            send,
+            settings.STREAM_WRITE_TIMEOUT_SECONDS,
+            buffer_bytes=settings.STREAM_SEND_BUFFER_BYTES,
+        )
         self.streams.admit(listener, headers, writer)
         try:
             await self._stream(receive, writer, headers, user, listener, since, first, position)

@@ -7,6 +7,11 @@ most STREAM_MAX_PER_USER streams per user, and access that is re-checked as soon
   STREAM_WRITE_TIMEOUT_SECONDS and ends the stream; so can anyone else (`abort`), even while
   the write is blocked. The response is then left unfinished, which makes the ASGI server close
   the connection (uvicorn logs "ASGI callable returned without completing response").
+  "Reads nothing" needs the buffers bounded: on loopback the kernel would absorb megabytes
+  for a client that never reads, and no write would block. So each stream's socket gets a
+  send buffer of STREAM_SEND_BUFFER_BYTES and its transport pauses at that much waiting
+  (`bound_buffers`): what a non-reading client can leave unread is about that and its own
+  receive buffer, after which the next write blocks and the time limit runs.
 - **Per user.** `Streams.admit` registers a stream under its user; one more than
   STREAM_MAX_PER_USER ends that user's oldest stream in this process.
 - **Access.** Every STREAM_ACCESS_CHECK_SECONDS the process reads the directory's version
@@ -21,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -48,6 +54,33 @@ class Aborted(Closed):
     unfinished (the server closes the connection)."""
 
 
+def bound_buffers(send: Send, size: int) -> bool:
+    """Give the connection behind `send` a send buffer of `size` bytes, and make its transport
+    pause writes (the server's `send` waits) beyond `size` bytes queued. False when the server
+    does not show its transport (an ASGI server other than uvicorn): its buffers stay as the
+    system makes them.
+
+    uvicorn keeps the connection's transport on the object whose method `send` is; ASGI itself
+    offers no way to the socket.
+    """
+    transport: Any = getattr(getattr(send, "__self__", None), "transport", None)
+    # asyncio's and uvloop's transports alike (uvloop's are not asyncio subclasses).
+    if not hasattr(transport, "get_extra_info") or not hasattr(
+        transport, "set_write_buffer_limits"
+    ):
+        return False
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+    except OSError:
+        logger.debug("Stream: could not bound the socket's send buffer", exc_info=True)
+        return False
+    transport.set_write_buffer_limits(high=size)
+    return True
+
+
 class Writer:
     """Writes one stream's response, each write within `timeout` seconds.
 
@@ -55,7 +88,9 @@ class Writer:
     the stream, cancelling a write that is blocked on a client that does not read.
     """
 
-    def __init__(self, send: Send, timeout: float) -> None:
+    def __init__(self, send: Send, timeout: float, *, buffer_bytes: int | None = None) -> None:
+        if buffer_bytes:
+            bound_buffers(send, buffer_bytes)
         self._send = send
         self._timeout = timeout
         self._task = asyncio.current_task()

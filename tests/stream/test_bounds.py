@@ -94,12 +94,15 @@ def test_a_role_taken_away_narrows_the_open_stream_at_once(
     assert only_role.cursor < mine.cursor
 
 
-def _never_reading_stream(url: str, token: str, warehouse_id: int) -> socket.socket:
-    """A real client socket that sends its request and then reads nothing, with a small
-    receive buffer so that the server's writes block soon."""
+def _never_reading_stream(
+    url: str, token: str, warehouse_id: int, *, receive_buffer: int | None = 4096
+) -> socket.socket:
+    """A real client socket that sends its request and then reads nothing, by default with
+    a small receive buffer so that the server's writes block soon (None: the system's)."""
     host, port = url.removeprefix("http://").split(":")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    if receive_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.connect((host, int(port)))
     sock.sendall(
         f"GET /api/v1/stream/?warehouse={warehouse_id} HTTP/1.1\r\nHost: {host}\r\n"
@@ -146,6 +149,33 @@ def test_streams_whose_clients_read_nothing_are_closed_and_freed(
         assert all(_closed_by_server(sock) for sock in sockets)
         gc.collect()
         assert [ref() for ref in listeners] == [None, None, None]  # memory freed
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def test_clients_with_the_systems_buffers_that_read_nothing_are_closed_too(
+    asgi_server, subscribed, warehouse, rep_notice, settings
+):
+    """Issue 29, row H: the kernel's buffers on loopback absorb megabytes, so a client that
+    reads nothing was closed only once they were full. A stream's socket buffers are bounded
+    (STREAM_SEND_BUFFER_BYTES): 1.6 MB unread is enough to block its writes, and the write
+    timeout then ends it."""
+    settings.STREAM_WRITE_TIMEOUT_SECONDS = 1.0
+    settings.STREAM_QUEUE_LIMIT = 100_000  # the write timeout, not the queue, must end them
+    rita = subscribed("rita", warehouse, rep_notice)
+    token = Token.objects.create(user=rita).key
+    sockets = [
+        _never_reading_stream(asgi_server, token, warehouse.pk, receive_buffer=None)
+        for _ in range(2)
+    ]
+    try:
+        assert eventually(lambda: len(streams_of(rita)) == 2)
+        for _ in range(400):
+            notify(warehouse, body="x" * 4000)
+
+        assert eventually(lambda: not streams_of(rita), timeout=15)
+        assert all(_closed_by_server(sock) for sock in sockets)
     finally:
         for sock in sockets:
             sock.close()
