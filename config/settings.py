@@ -248,6 +248,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
     "health_check_interval": 10,
 }
+# Two queues, each with its own workers (Procfile: `worker` and `push_worker`). The scheduled
+# passes (escalation, handover, snooze wake-ups, rules, sweeps) and all other tasks run on
+# Celery's default queue. Pushes, which wait on outside push services, run on their own, so a
+# slow or stuck push service never delays an escalation or a handover.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {"push.tasks.*": {"queue": "push"}}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -445,7 +451,12 @@ WEB_PUSH_ALLOWED_HOSTS = env.list(
 )
 # Notifications of this severity or higher are pushed (escalations always are).
 WEB_PUSH_MIN_SEVERITY = env("WEB_PUSH_MIN_SEVERITY", default="critical")
+# The longest one push request may take, all of it: connect, TLS handshake, send, and the
+# answer (a request whose status has not come by then counts as unanswered, and is retried).
 WEB_PUSH_TIMEOUT_SECONDS = env.float("WEB_PUSH_TIMEOUT_SECONDS", default=10.0)
+# The most of a push service's answer body that is read; the rest is left unread (the status
+# decides the outcome). Push services answer a few hundred bytes at most.
+WEB_PUSH_MAX_RESPONSE_BYTES = env.int("WEB_PUSH_MAX_RESPONSE_BYTES", default=64 * 1024)
 # A failed push (no answer, 429, 5xx) is retried this many times, waiting twice as long each
 # time from the first delay up to the longest (with jitter, and at least a Retry-After).
 WEB_PUSH_MAX_RETRIES = env.int("WEB_PUSH_MAX_RETRIES", default=5)

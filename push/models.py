@@ -16,7 +16,8 @@ class PushSubscription(models.Model):
     the user who signed in there last, for the warehouses whose alerts it should receive.
 
     An endpoint belongs to one browser, so it is unique: when another user subscribes the same
-    browser it becomes theirs, and the previous user's alerts stop going to that device.
+    browser (with the same keys, which only that browser has) it becomes theirs, and the
+    previous user's alerts stop going to that device.
     """
 
     user = models.ForeignKey(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import hmac
 import logging
 import random
 import time
@@ -12,13 +13,14 @@ from enum import StrEnum
 
 import requests
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
-from config import timestamps
+from config import errors, timestamps
 from config.users import User
 from subscriptions.models import Warehouse
 
@@ -31,28 +33,64 @@ logger = logging.getLogger(__name__)
 # --- Subscriptions ------------------------------------------------------------------------------
 
 
+class EndpointTaken(errors.Conflict):
+    """The endpoint is another user's, and the request did not bring that browser's keys (409)."""
+
+    default_code = "push_endpoint_taken"
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "Another user subscribed this browser, with other keys: only that browser "
+                "can move its subscription."
+            )
+        )
+
+
+class SubscriptionNotFound(errors.NotFound):
+    """The endpoint is another user's: only its owner may delete it (404)."""
+
+    default_code = "push_subscription_not_found"
+
+    def __init__(self) -> None:
+        super().__init__(_("You have no push subscription with this endpoint."))
+
+
 def subscription_save(
     *, user: User, endpoint: str, p256dh: str, auth: str, warehouses: Sequence[Warehouse]
 ) -> tuple[PushSubscription, bool]:
     """Store the browser's subscription for these warehouses (replacing the ones it had);
     True when it is new. The endpoint must pass the SSRF guard (EndpointRefused otherwise).
 
-    An endpoint already stored for another user becomes this user's: a browser belongs to
-    whoever signed in and subscribed last. Beyond WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER, the
+    An endpoint already stored for another user becomes this user's only when the request
+    brings the keys stored with it (p256dh and auth, which only that browser has): a shared
+    handheld belongs to whoever signed in and subscribed last, but knowing an endpoint's URL
+    is not enough to take it (EndpointTaken). Beyond WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER, the
     user's least recently saved subscriptions are dropped.
     """
     hosts.check_endpoint(endpoint)
+    stored = PushSubscription.objects.select_for_update()
     with transaction.atomic():
-        subscription, created = PushSubscription.objects.update_or_create(
-            endpoint=endpoint,
-            defaults={
-                "user": user,
-                "p256dh": p256dh,
-                "auth": auth,
-                "failures": 0,
-                "last_error": "",
-            },
-        )
+        subscription = stored.filter(endpoint=endpoint).first()
+        created = subscription is None
+        if subscription is None:
+            try:
+                with transaction.atomic():
+                    subscription = PushSubscription.objects.create(
+                        user=user, endpoint=endpoint, p256dh=p256dh, auth=auth
+                    )
+            except IntegrityError:  # stored by a concurrent request meanwhile
+                subscription = stored.get(endpoint=endpoint)
+                created = False
+        if not created:
+            if subscription.user_id != user.pk and not _same_browser(subscription, p256dh, auth):
+                raise EndpointTaken()
+            subscription.user = user
+            subscription.p256dh = p256dh
+            subscription.auth = auth
+            subscription.failures = 0
+            subscription.last_error = ""
+            subscription.save()
         subscription.warehouses.set(warehouses)
         keep = settings.WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER
         stale = PushSubscription.objects.filter(user=user).order_by("-updated_at", "-pk")[keep:]
@@ -60,10 +98,21 @@ def subscription_save(
     return subscription, created
 
 
+def _same_browser(subscription: PushSubscription, p256dh: str, auth: str) -> bool:
+    """Whether the keys are those stored with the subscription (base64url, padding ignored)."""
+    return all(
+        hmac.compare_digest(stored.rstrip("=").encode(), given.rstrip("=").encode())
+        for stored, given in ((subscription.p256dh, p256dh), (subscription.auth, auth))
+    )
+
+
 def subscription_delete(*, user: User, endpoint: str) -> bool:
-    """Forget the user's subscription of this endpoint; False when there was none (which is
-    no error: the browser may have been unsubscribed after a 410 already)."""
-    deleted, _ = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()
+    """Forget the user's subscription of this endpoint; False when none is stored (which is
+    no error: the browser may have been unsubscribed after a 410 already). Another user's
+    subscription is left alone: SubscriptionNotFound."""
+    deleted, _count = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()
+    if not deleted and PushSubscription.objects.filter(endpoint=endpoint).exists():
+        raise SubscriptionNotFound()
     return bool(deleted)
 
 

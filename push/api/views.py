@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.users import signed_in
+from notifications.api.serializers import DetailOutput
 
 from .. import keys, services
 from . import serializers as s
@@ -29,11 +30,12 @@ class KeyView(APIView):
 class SubscriptionsView(APIView):
     @extend_schema(
         request=s.SubscriptionInput,
-        responses={200: s.SubscriptionOutput, 201: s.SubscriptionOutput},
+        responses={200: s.SubscriptionOutput, 201: s.SubscriptionOutput, 409: DetailOutput},
         summary="Store this browser's push subscription for these warehouses",
         description="201 when new, 200 when the endpoint was stored already (its keys and "
         "warehouses are replaced). The endpoint must be `https://` on a host of "
-        "WEB_PUSH_ALLOWED_HOSTS, else 400.",
+        "WEB_PUSH_ALLOWED_HOSTS, else 400. An endpoint stored for another user becomes this "
+        "user's only with the keys stored for it (the same browser), else 409.",
     )
     def post(self, request: Request) -> Response:
         payload = s.SubscriptionInput(data=request.data)
@@ -53,9 +55,10 @@ class SubscriptionsView(APIView):
 
     @extend_schema(
         request=s.EndpointInput,
-        responses={204: None},
+        responses={204: None, 404: DetailOutput},
         summary="Forget this browser's push subscription",
-        description="204 whether or not it was stored (for this user).",
+        description="204 when it was this user's, or is stored for nobody; 404 (and nothing "
+        "deleted) when it is another user's.",
     )
     def delete(self, request: Request) -> Response:
         payload = s.EndpointInput(data=request.data)

@@ -14,20 +14,25 @@ import json
 import os
 import ssl
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import http_ece
 import pytest
+from celery.contrib.testing.worker import start_worker
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from config.celery import app
+from notifications.services import publish
 from push.keys import b64url
 from push.models import PushSubscription
-from subscriptions.models import Warehouse
+from subscriptions.models import Subscription, Warehouse
 
 
 @dataclass
@@ -138,14 +143,37 @@ def _certificates(folder: Path) -> tuple[Path, Path, Path]:
     return paths
 
 
+@dataclass
+class Misbehaviour:
+    """What the stand-in got to send of a misbehaving answer (`trickle()`, `flood()`)."""
+
+    size: int  # bytes of the whole answer, status line and headers included
+    sent: int = 0
+    hung_up: bool = False  # the client closed the connection before the whole answer was sent
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def send(self, handler: http.server.BaseHTTPRequestHandler, chunks: Iterable[bytes]) -> None:
+        handler.close_connection = True
+        try:
+            for chunk in chunks:
+                handler.wfile.write(chunk)
+                self.sent += len(chunk)
+        except OSError:  # a broken pipe or a reset, over TLS or not
+            self.hung_up = True
+        finally:
+            self.done.set()
+
+
 class PushServiceStandIn:
     """An HTTPS push service on 127.0.0.1: records every request and answers 201, or the
-    statuses queued for a path with `answer()`; `hold()` keeps answers back until `release()`."""
+    statuses queued for a path with `answer()`; `hold()` keeps answers back until `release()`;
+    `trickle()` and `flood()` make a path's answers slow or huge."""
 
     def __init__(self, folder: Path) -> None:
         self.ca, cert, key = _certificates(folder)
         self.received: list[Received] = []
         self._answers: dict[str, list[tuple[int, dict[str, str]]]] = {}
+        self._misbehaving: dict[str, tuple[Misbehaviour, Iterable[bytes]]] = {}
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._released.set()
@@ -159,9 +187,16 @@ class PushServiceStandIn:
                     stand_in.received.append(
                         Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                     )
+                    misbehaving = stand_in._misbehaving.pop(self.path, None)
                     queued = stand_in._answers.get(self.path) or []
                     status, headers = queued.pop(0) if queued else (201, {})
                     stand_in.waiting += 1
+                if misbehaving is not None:
+                    record, chunks = misbehaving
+                    record.send(self, chunks)
+                    with stand_in._lock:
+                        stand_in.waiting -= 1
+                    return
                 stand_in._released.wait(30)
                 with stand_in._lock:
                     stand_in.waiting -= 1
@@ -191,6 +226,43 @@ class PushServiceStandIn:
             self._answers.setdefault(f"/push/{name}", []).extend(
                 (status, headers or {}) for status in statuses
             )
+
+    def trickle(
+        self, name: str, *, every: float, status_at_once: bool = False, body: int = 40
+    ) -> Misbehaviour:
+        """The next push to `name` is answered 201 one byte every `every` seconds (from the
+        first byte of the status line, or once status and headers are sent at once)."""
+        head = f"HTTP/1.1 201 Created\r\nContent-Length: {body}\r\n\r\n".encode()
+        answer = head + b"x" * body
+
+        def chunks() -> Iterator[bytes]:
+            start = len(head) if status_at_once else 0
+            if start:
+                yield head
+            for index in range(start, len(answer)):
+                time.sleep(every)
+                yield answer[index : index + 1]
+
+        return self._misbehave(name, len(answer), chunks())
+
+    def flood(self, name: str, *, status: int, size: int) -> Misbehaviour:
+        """The next push to `name` is answered `status` with a body of `size` bytes, sent as
+        fast as the client takes it."""
+        head = f"HTTP/1.1 {status} Whatever\r\nContent-Length: {size}\r\n\r\n".encode()
+        block = b"x" * 65536
+
+        def chunks() -> Iterator[bytes]:
+            yield head
+            for offset in range(0, size, len(block)):
+                yield block[: min(len(block), size - offset)]
+
+        return self._misbehave(name, len(head) + size, chunks())
+
+    def _misbehave(self, name: str, size: int, chunks: Iterable[bytes]) -> Misbehaviour:
+        record = Misbehaviour(size=size)
+        with self._lock:
+            self._misbehaving[f"/push/{name}"] = (record, chunks)
+        return record
 
     def to(self, name: str) -> list[Received]:
         with self._lock:
@@ -242,3 +314,39 @@ def subscribe():
         return subscription
 
     return make
+
+
+@pytest.fixture
+def crew(db, warehouse, rep_notice, role, make_user):
+    """rita and ralf (Replenishment, which receives REP_NOTICE in SH01) and olga (nothing)."""
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return make_user("rita", role), make_user("ralf", role), make_user("olga")
+
+
+@pytest.fixture
+def send(warehouse, rep_notice):
+    """send(**publish arguments): a critical REP_NOTICE in SH01, unless told otherwise."""
+
+    def send_one(**kwargs):
+        kwargs.setdefault("title", "Stock-out at A-01-03")
+        kwargs.setdefault("body", "Stock is -12 after wave 8812")
+        kwargs.setdefault("severity", "critical")
+        return publish(message_type=rep_notice, warehouse=warehouse, ttl_seconds=600, **kwargs)
+
+    return send_one
+
+
+@contextmanager
+def push_worker() -> Iterator[None]:
+    """A real Celery worker (in a thread) that, as `push_worker` in the Procfile, consumes
+    only the push queue."""
+    # The worker selects its queues on the app, where every later worker of this test process
+    # would find them: they are put back afterwards.
+    before = list(app.amqp.queues.consume_from)
+    try:
+        with start_worker(
+            app, pool="solo", queues=["push"], perform_ping_check=False, shutdown_timeout=10
+        ):
+            yield
+    finally:
+        app.amqp.queues.select(before)

@@ -121,6 +121,7 @@ def test_subscribing_is_201_then_200_and_replaces_the_warehouses(
 
 
 def test_a_browser_subscribed_by_another_user_becomes_theirs(alice_api, client_for, bob, warehouse):
+    """The same browser (a shared handheld) sends the keys it was subscribed with."""
     browser = Browser(FCM)
     post(alice_api, browser.subscription_json(warehouse))
 
@@ -128,6 +129,35 @@ def test_a_browser_subscribed_by_another_user_becomes_theirs(alice_api, client_f
 
     assert taken.status_code == 200
     assert PushSubscription.objects.get().user == bob  # alice's alerts no longer go there
+
+
+@pytest.mark.parametrize(
+    "keys_from",
+    ["bobs_browser", "p256dh_only", "auth_only"],
+    ids=["other-keys", "only-p256dh-matches", "only-auth-matches"],
+)
+def test_another_user_cannot_take_a_browser_by_its_endpoint_alone(
+    alice_api, alice, client_for, bob, warehouse, other_warehouse, keys_from
+):
+    """Row K: bob knows alice's endpoint URL, not her browser's keys. He can neither delete her
+    subscription nor store it as his; her browser keeps getting her alerts."""
+    alices = Browser(FCM)
+    post(alice_api, alices.subscription_json(warehouse))
+    bobs = Browser(FCM).subscription_json(other_warehouse)  # her endpoint, his own keys
+    if keys_from == "p256dh_only":
+        bobs["keys"]["p256dh"] = alices.keys["p256dh"]
+    elif keys_from == "auth_only":
+        bobs["keys"]["auth"] = alices.keys["auth"]
+    bob_api = client_for(bob)
+
+    deleted = bob_api.delete(SUBSCRIPTIONS_URL, {"endpoint": FCM}, format="json")
+    taken = post(bob_api, bobs)
+
+    assert (deleted.status_code, taken.status_code) == (404, 409)
+    assert "detail" in taken.json()
+    row = PushSubscription.objects.get()
+    assert (row.user, row.p256dh, row.auth) == (alice, alices.keys["p256dh"], alices.keys["auth"])
+    assert list(row.warehouses.all()) == [warehouse]
 
 
 def test_a_user_keeps_at_most_the_newest_subscriptions(alice_api, warehouse, settings):
@@ -150,7 +180,8 @@ def test_unsubscribing_is_204_and_touches_only_my_own(alice_api, client_for, bob
     not_mine = alice_api.delete(SUBSCRIPTIONS_URL, {"endpoint": bobs.endpoint}, format="json")
     again = alice_api.delete(SUBSCRIPTIONS_URL, {"endpoint": FCM}, format="json")
 
-    assert (gone.status_code, not_mine.status_code, again.status_code) == (204, 204, 204)
+    # Stored for nobody (already gone, e.g. after a 410): 204; another user's: 404.
+    assert (gone.status_code, not_mine.status_code, again.status_code) == (204, 404, 204)
     assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [bobs.endpoint]
 
 

@@ -6,44 +6,23 @@ from __future__ import annotations
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.contrib.auth.models import Group
 from kombu.exceptions import OperationalError
 from prometheus_client import REGISTRY
 from py_vapid import Vapid
 
 from config import timestamps
-from config.celery import app
 from notifications import lifecycle
-from notifications.services import publish
 from push import keys, services, tasks
 from push.http import PushSession
 from push.models import PushSubscription
 from push.payload import MAX_PLAIN_BYTES, Alert
-from subscriptions.models import Subscription
+from tests.push.conftest import push_worker
 from tests.waiting import eventually
 
 
 def pushes(outcome: str) -> float:
     return REGISTRY.get_sample_value("wms_push_requests_total", {"outcome": outcome}) or 0.0
-
-
-@pytest.fixture
-def crew(db, warehouse, rep_notice, role, make_user):
-    """rita and ralf (Replenishment, which receives REP_NOTICE in SH01) and olga (nothing)."""
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role), make_user("ralf", role), make_user("olga")
-
-
-@pytest.fixture
-def send(warehouse, rep_notice):
-    def send_one(**kwargs):
-        kwargs.setdefault("title", "Stock-out at A-01-03")
-        kwargs.setdefault("body", "Stock is -12 after wave 8812")
-        kwargs.setdefault("severity", "critical")
-        return publish(message_type=rep_notice, warehouse=warehouse, ttl_seconds=600, **kwargs)
-
-    return send_one
 
 
 def test_a_critical_alert_reaches_each_subscribed_browser_encrypted_and_signed(
@@ -136,7 +115,7 @@ def test_publishing_never_waits_for_the_push_service(
     """With a real worker: the push service holds every answer back, publishing returns."""
     subscribe(crew[0], browser_at("rita-phone"), warehouse)
     push_service.hold()
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+    with push_worker():
         started = time.monotonic()
         result = send()
         took = time.monotonic() - started
@@ -177,7 +156,7 @@ def test_failures_are_retried_with_backoff_by_a_real_worker_until_one_gets_throu
     push_service.answer("rita-phone", 503, 429)
     retried, sent = pushes("retried"), pushes("sent")
 
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+    with push_worker():
         result = send()
         assert eventually(lambda: len(push_service.received) == 3)
         assert eventually(lambda: pushes("sent") == sent + 1)

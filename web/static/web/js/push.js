@@ -64,8 +64,13 @@ async function save(sub, warehouses) {
   if (warehouses.length) {
     await request("POST", `${API}subscriptions/`, { body: { ...sub.toJSON(), warehouses } });
   } else {
-    await request("DELETE", `${API}subscriptions/`, { body: { endpoint: sub.endpoint } });
-    await sub.unsubscribe();
+    try {
+      await request("DELETE", `${API}subscriptions/`, { body: { endpoint: sub.endpoint } });
+      await sub.unsubscribe();
+    } catch (error) {
+      // 404: another user has subscribed this browser since; it is theirs to switch off.
+      if (error?.status !== 404) throw error;
+    }
   }
   remember(warehouses);
 }
