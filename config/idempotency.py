@@ -43,7 +43,7 @@ OPENAPI_HEADER = OpenApiParameter(
     description=(
         "1-255 printable characters. A repeat by the same user with the same key within 24 h "
         "answers what the first request answered (header Idempotent-Replayed: true) and "
-        "stores nothing; the same key with a different body is 422."
+        "stores nothing; the same key with a different request is 422."
     ),
 )
 
@@ -71,6 +71,11 @@ def clean_key(value: str | None) -> str | None:
             code="invalid_idempotency_key",
         )
     return value
+
+
+def user_scope(user_id: int) -> str:
+    """The scope of a signed-in user's keys: every request they make with a key shares it."""
+    return f"u:{int(user_id)}"
 
 
 def key_digest(key: str) -> str:

@@ -56,9 +56,10 @@ def expiry(warehouse_id: int) -> str:
 
 
 def idempotency(warehouse_id: int, scope: str, key: str) -> str:
-    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a publish made with an
-    Idempotency-Key (config/idempotency.py) by `scope` ("u:<user id>", or "python"), in the
-    slot of the warehouse it published to; the key itself appears only as a hash."""
+    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a publish, claim, release or resolve
+    made with an Idempotency-Key (config/idempotency.py) by `scope` ("u:<user id>", or
+    "python"), in the slot of the warehouse it wrote to; the key itself appears only as a
+    hash."""
     return f"{warehouse_prefix(warehouse_id)}:idem:{scope}:{key_digest(key)}"
 
 
