@@ -258,6 +258,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{_PUBLISH}, {_LIFECYCLE} (with config/lua/idempotency.lua)",
     ),
     KeyFamily(
+        "wms:{idem:<scope>:<key hash>}",
+        "string",
+        "the fingerprint of the request an Idempotency-Key was first used for (a publish, claim, release or resolve, in any warehouse), for `IDEMPOTENCY_TTL_SECONDS`: the key reused in another warehouse is 422",
+        "config/lua/idempotency.lua (one Redis), config/lua/idempotency_bind.lua (Redis Cluster)",
+    ),
+    KeyFamily(
         "wms:rules:<rule id>:lock",
         "string",
         "token of the run holding the rule (`SET NX EX`), so overlapping beat ticks skip it",

@@ -63,6 +63,13 @@ def idempotency(warehouse_id: int, scope: str, key: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:idem:{scope}:{key_digest(key)}"
 
 
+def idempotency_binding(scope: str, key: str) -> str:
+    """String, for IDEMPOTENCY_TTL_SECONDS: the fingerprint of the request an Idempotency-Key
+    of `scope` was first used for (a publish, claim, release or resolve), in a slot of its own
+    (no warehouse's): a key reused in another warehouse finds it (config/idempotency.py)."""
+    return f"{settings.WMS_REDIS_PREFIX}:{{idem:{scope}:{key_digest(key)}}}"
+
+
 def read_marks(warehouse_id: int, user_id: int) -> str:
     """Sorted set of cursors a user has read, scored by the notification's expiry in ms."""
     return f"{warehouse_prefix(warehouse_id)}:read:{int(user_id)}"

@@ -21,10 +21,11 @@ from push import dispatch as push_dispatch
 from shifts import selectors as shift_selectors
 from subscriptions.models import MessageType, Warehouse
 
-from . import keys, lifecycle_store
+from . import lifecycle_store
 from .domain import Actor, InboxItem
 from .lifecycle_store import Answer, Outcome
 from .selectors import role_ids_of
+from .store import idempotency_guard
 
 logger = logging.getLogger(__name__)
 
@@ -140,11 +141,12 @@ def act(
     key = idempotency.clean_key(idempotency_key)
     guard = None
     if key is not None:
-        scope = idempotency.user_scope(user.pk)
-        target = {"warehouse": int(warehouse_id), "notification": str(notification_id)}
-        guard = idempotency.Guard(
-            record=keys.idempotency(warehouse_id, scope, key),
-            fingerprint=idempotency.fingerprint(scope=scope, operation=action, request=target),
+        guard = idempotency_guard(
+            warehouse_id=warehouse_id,
+            scope=idempotency.user_scope(user.pk),
+            key=key,
+            operation=action,
+            request={"warehouse": int(warehouse_id), "notification": str(notification_id)},
         )
     answer = _by_user(
         action, user=user, warehouse_id=warehouse_id, notification_id=notification_id, guard=guard

@@ -22,8 +22,9 @@ from .store import (
     visible_inboxes,
 )
 
-# guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py);
-# the changes a user asks for with a key (claim, release, resolve) are recorded with it.
+# guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
+# (config/idempotency.py); the changes a user asks for with a key (claim, release, resolve)
+# are recorded with it.
 _lifecycle = idempotency.guarded(LuaScript.beside(__file__, "lifecycle", prelude="read_model"))
 
 
@@ -97,7 +98,7 @@ def _call(
         keys=[
             *_fixed_keys(warehouse_id, now_ms, actor.id if actor else None),
             *extra_keys,
-            guard.record,
+            *guard.script_keys(),
         ],
         args=[
             op,

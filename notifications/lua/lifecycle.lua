@@ -52,7 +52,7 @@
 --   reraise, escalate: {"readers", user id, ...} when the readers set differs from the user
 --   ids given: retry with these.
 --   wake_due: {how many were woken}.
--- Idempotency-Key (claim, release, resolve by a user): one more KEY and ARGV, last
+-- Idempotency-Key (claim, release, resolve by a user): two more KEYS and one ARGV, last
 -- (config/lua/idempotency.lua, put before this script): a request made before returns its
 -- record and changes nothing; otherwise its answer, whatever it is, is recorded with it.
 

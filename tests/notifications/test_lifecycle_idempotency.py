@@ -140,3 +140,18 @@ def test_a_keyed_claim_with_redis_down_is_503(crew, warehouse, redis_down):
 
     assert answer.status_code == 503
     assert answer["Retry-After"].isdigit()
+
+
+def test_the_same_key_for_an_alert_of_another_warehouse_is_422(
+    crew, warehouse, other_warehouse, rep_notice, role, send
+):
+    users, clients = crew
+    rita = clients["rita"]
+    Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, role=role)
+    here, there = send(), send(warehouse=other_warehouse)
+    assert act(rita, here.id, "claim", warehouse, key="K").status_code == 200
+
+    elsewhere = act(rita, there.id, "claim", other_warehouse, key="K")
+
+    assert elsewhere.status_code == 422
+    assert [e for e, _ in events(users["rita"], other_warehouse, there.id)] == ["published"]
