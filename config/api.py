@@ -5,6 +5,7 @@
   of memory, read-only replica, busy script, cluster trouble, a script that failed.
 - A body over DATA_UPLOAD_MAX_MEMORY_SIZE is 413, too many form fields 400.
 - Error answers stay small: the first few errors only, long texts cut.
+- A refusal answered again from an Idempotency-Key's record says so (`Idempotent-Replayed`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rest_framework.exceptions import ErrorDetail
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config import idempotency
 from config.errors import DomainError, ErrorKind
 from config.http_errors import (
     MAX_ERROR_TEXT,
@@ -53,6 +55,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(exc, DomainError) and exc.extra and isinstance(response.data, dict):
             # Added after DRF's handler, which would turn every value into a string.
             response.data = {**response.data, **exc.extra}
+        if isinstance(exc, DomainError) and exc.replayed:
+            response[idempotency.REPLAYED_HEADER] = "true"
     return response
 
 

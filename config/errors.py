@@ -46,6 +46,9 @@ class DomainError(Exception):
         self.code = code or self.default_code or self.kind.value
         # More keys of the answer beside "detail", e.g. who holds a claimed notification.
         self.extra: dict[str, Any] = dict(extra or {})
+        # The refusal of the same request made before, answered again from its
+        # Idempotency-Key record (config/idempotency.py): the API says so in a header.
+        self.replayed = False
 
     def __str__(self) -> str:
         return self.message

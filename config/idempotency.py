@@ -5,12 +5,21 @@ One small piece that any single-slot Lua write can use:
 - the app's keys.py names the record, in the hash slot of the write it guards
   (`notifications.keys.idempotency`, `messaging.keys.idempotency`), from a hash of the
   client's key so no client text reaches a key name;
-- `fingerprint()` says what the request was (who, which operation, which body);
+- `fingerprint()` says what the request was (who, which operation, which body and target:
+  the warehouse, the alert);
 - `guarded(script)` puts config/lua/idempotency.lua before the script, which checks the record
   at its top and stores it at its end, in the same script as the write: the write and its
   record exist together or not at all, so a request answered 503 (a timeout, a failover)
   either stored nothing or its retry with the same key finds what it stored;
-- `Guard` carries a request's record key and fingerprint into the script's last KEY and ARGV,
+- the record is in the write's slot, so a key reused for a write in another slot (another
+  warehouse) would not find it. A Guard may also name the key's binding, in a slot of no
+  warehouse (`notifications.keys.idempotency_binding`): the fingerprint of the request the
+  key was first used for. On one Redis the guarded script checks and writes it with the
+  record; on Redis Cluster it lives on another master, so `Guard.script_keys()` binds the
+  key first, in a call of its own (one round trip more, for requests with a key only). A
+  retry then finds its own fingerprint there and goes on to the record; any other request
+  with the key is KeyReused (422);
+- `Guard` carries a request's keys and fingerprint into the script's last KEYS and ARGV,
   and `Guard.replayed(reply)` reads a reply back: None when the script wrote, else the first
   attempt's answer and reply, or KeyReused (422) when the key came with another request.
 """
@@ -43,12 +52,13 @@ OPENAPI_HEADER = OpenApiParameter(
     description=(
         "1-255 printable characters. A repeat by the same user with the same key within 24 h "
         "answers what the first request answered (header Idempotent-Replayed: true) and "
-        "stores nothing; the same key with a different body is 422."
+        "stores nothing; the same key with a different request is 422."
     ),
 )
 
 PRELUDE = (Path(__file__).resolve().parent / "lua" / "idempotency.lua").read_text("utf-8")
 _REPLAY = b"idempotent-replay"
+_bind = LuaScript.beside(__file__, "idempotency_bind")
 
 
 class KeyReused(DomainError):
@@ -71,6 +81,11 @@ def clean_key(value: str | None) -> str | None:
             code="invalid_idempotency_key",
         )
     return value
+
+
+def user_scope(user_id: int) -> str:
+    """The scope of a signed-in user's keys: every request they make with a key shares it."""
+    return f"u:{int(user_id)}"
 
 
 def key_digest(key: str) -> str:
@@ -104,21 +119,47 @@ class Replay:
     reply: Any
 
 
+def _ttl_ms() -> int:
+    return int(settings.IDEMPOTENCY_TTL_SECONDS) * 1000
+
+
+def _reused() -> KeyReused:
+    return KeyReused(
+        _("This Idempotency-Key was used for a different request; use a new key for a new request.")
+    )
+
+
 @dataclass(frozen=True)
 class Guard:
-    """A request's record: its key name (`record`, empty for a request without a key)."""
+    """A request's record: its key name (`record`, empty for a request without a key), and
+    the key's `binding` ("": the record alone guards it, within its slot)."""
 
     record: str
     fingerprint: str = ""
+    binding: str = ""
 
     @classmethod
     def none(cls, same_slot_key: str) -> Guard:
-        """No Idempotency-Key: the script still gets a KEY (any key of the slot) and ""."""
+        """No Idempotency-Key: the script still gets its KEYS (a key of the slot) and ""."""
         return cls(record=same_slot_key)
 
     @property
     def active(self) -> bool:
         return bool(self.fingerprint)
+
+    def script_keys(self) -> list[str]:
+        """The guarded script's last two KEYS: the binding, then the record (the record twice
+        when the script is not to bind). On Redis Cluster the key is bound here first, in a
+        call of its own: KeyReused when it is bound to another request."""
+        if not (self.active and self.binding):
+            return [self.record, self.record]
+        if not settings.REDIS_CLUSTER:
+            return [self.binding, self.record]
+        if as_text(_bind(keys=[self.binding], args=[_ttl_ms(), self.fingerprint])) != (
+            self.fingerprint
+        ):
+            raise _reused()
+        return [self.record, self.record]
 
     def arg(self, answer: str = "") -> str:
         """The script's last ARGV; `answer` (one line) is kept for the replay to rebuild from."""
@@ -126,20 +167,16 @@ class Guard:
             return ""
         if "\n" in answer:
             raise ValueError("an idempotency answer must be one line")
-        ttl_ms = settings.IDEMPOTENCY_TTL_SECONDS * 1000
-        return f"{ttl_ms} {self.fingerprint}\n{answer}"
+        return f"{_ttl_ms()} {self.fingerprint}\n{answer}"
 
     def replayed(self, reply: Any) -> Replay | None:
         """None when the script wrote; the first attempt's Replay when the key was used
-        before with the same request; KeyReused when with another."""
+        before with the same request; KeyReused when with another (its record, or the key's
+        binding, holds another fingerprint)."""
         if not (isinstance(reply, list) and len(reply) == 2 and reply[0] == _REPLAY):
             return None
-        stored_print, answer, stored_reply = as_text(reply[1]).split("\n", 2)
+        stored_print, _sep, rest = as_text(reply[1]).partition("\n")
         if stored_print != self.fingerprint:
-            raise KeyReused(
-                _(
-                    "This Idempotency-Key was used for a different request; "
-                    "use a new key for a new request."
-                )
-            )
+            raise _reused()
+        answer, _sep, stored_reply = rest.partition("\n")
         return Replay(answer=answer, reply=json.loads(stored_reply))

@@ -254,8 +254,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         f"{W}:idem:<scope>:<key hash>",
         "string",
-        "Idempotency-Key record of a publish (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
-        _PUBLISH + " (with config/lua/idempotency.lua)",
+        "Idempotency-Key record of a publish, claim, release or resolve (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
+        f"{_PUBLISH}, {_LIFECYCLE} (with config/lua/idempotency.lua)",
+    ),
+    KeyFamily(
+        "wms:{idem:<scope>:<key hash>}",
+        "string",
+        "the fingerprint of the request an Idempotency-Key was first used for (a publish, claim, release or resolve, in any warehouse), for `IDEMPOTENCY_TTL_SECONDS`: the key reused in another warehouse is 422",
+        "config/lua/idempotency.lua (one Redis), config/lua/idempotency_bind.lua (Redis Cluster)",
     ),
     KeyFamily(
         "wms:rules:<rule id>:lock",

@@ -33,7 +33,8 @@ from .domain import ChatKind
 
 _create_group = LuaScript.beside(__file__, "create_group")
 _open_direct = LuaScript.beside(__file__, "open_direct")
-# guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py).
+# guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
+# (config/idempotency.py; a chat send's key has no binding: its record alone guards it).
 _send = idempotency.guarded(LuaScript.beside(__file__, "send"))
 _add_member = LuaScript.beside(__file__, "add_member")
 _leave = LuaScript.beside(__file__, "leave")
@@ -207,7 +208,8 @@ def send(
     """
     guard = guard or idempotency.Guard.none(keys.sequence(chat_id))
     result = _send(
-        keys=[*keys.chat_keys(chat_id), guard.record], args=[sender_id, body, now_ms, guard.arg()]
+        keys=[*keys.chat_keys(chat_id), *guard.script_keys()],
+        args=[sender_id, body, now_ms, guard.arg()],
     )
     return _sent(chat_id, result, guard)
 
@@ -232,7 +234,7 @@ def send_and_index(
     batch = Batch()
     batch.script(
         _send,
-        keys=[*keys.chat_keys(chat_id), guard.record],
+        keys=[*keys.chat_keys(chat_id), *guard.script_keys()],
         args=[sender_id, body, now_ms, guard.arg()],
     )
     batch.command("ZADD", keys.activity(), "XX", "GT", now_ms, chat_id)

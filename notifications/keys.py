@@ -56,10 +56,18 @@ def expiry(warehouse_id: int) -> str:
 
 
 def idempotency(warehouse_id: int, scope: str, key: str) -> str:
-    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a publish made with an
-    Idempotency-Key (config/idempotency.py) by `scope` ("u:<user id>", or "python"), in the
-    slot of the warehouse it published to; the key itself appears only as a hash."""
+    """String, for IDEMPOTENCY_TTL_SECONDS: the record of a publish, claim, release or resolve
+    made with an Idempotency-Key (config/idempotency.py) by `scope` ("u:<user id>", or
+    "python"), in the slot of the warehouse it wrote to; the key itself appears only as a
+    hash."""
     return f"{warehouse_prefix(warehouse_id)}:idem:{scope}:{key_digest(key)}"
+
+
+def idempotency_binding(scope: str, key: str) -> str:
+    """String, for IDEMPOTENCY_TTL_SECONDS: the fingerprint of the request an Idempotency-Key
+    of `scope` was first used for (a publish, claim, release or resolve), in a slot of its own
+    (no warehouse's): a key reused in another warehouse finds it (config/idempotency.py)."""
+    return f"{settings.WMS_REDIS_PREFIX}:{{idem:{scope}:{key_digest(key)}}}"
 
 
 def read_marks(warehouse_id: int, user_id: int) -> str:

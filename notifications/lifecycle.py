@@ -8,11 +8,13 @@ cursor, so polling clients receive its new state; reads of its history are in se
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from enum import StrEnum
 
 from django.conf import settings
 from django.utils.translation import gettext
 
-from config import errors, timestamps
+from config import errors, idempotency, metrics, timestamps
 from config.errors import DomainError
 from config.users import User
 from push import dispatch as push_dispatch
@@ -23,6 +25,7 @@ from . import lifecycle_store
 from .domain import Actor, InboxItem
 from .lifecycle_store import Answer, Outcome
 from .selectors import role_ids_of
+from .store import idempotency_guard
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +69,9 @@ def _by_user(
     notification_id: str,
     now_ms: int | None = None,
     args: tuple[object, ...] = (),
-) -> InboxItem:
-    answer = lifecycle_store.change_by_user(
+    guard: idempotency.Guard | None = None,
+) -> Answer:
+    return lifecycle_store.change_by_user(
         op,
         warehouse_id=warehouse_id,
         notification_id=str(notification_id),
@@ -75,46 +79,104 @@ def _by_user(
         role_ids=role_ids_of(user),
         now_ms=timestamps.now_ms() if now_ms is None else now_ms,
         args=args,
+        guard=guard,
     )
-    return _checked(answer)
 
 
 def _checked(answer: Answer) -> InboxItem:
     item = answer.item
+    error: LifecycleError
     if answer.outcome == Outcome.MISSING or item is None:
-        raise NotVisible(gettext("No such notification here (or it has expired)."))
-    state = item.lifecycle
-    holder = state.claimed_by.username if state.claimed_by else gettext("someone else")
-    if answer.outcome == Outcome.TAKEN:
-        raise AlreadyClaimed(gettext("Already claimed by %(user)s.") % {"user": holder}, item)
-    if answer.outcome == Outcome.RESOLVED:
-        raise AlreadyResolved(gettext("Already resolved."), item)
-    if answer.outcome == Outcome.FORBIDDEN:
-        raise NotClaimer(
-            gettext("Only %(user)s, who claimed it, can release it.") % {"user": holder}, item
+        error = NotVisible(gettext("No such notification here (or it has expired)."))
+    else:
+        state = item.lifecycle
+        holder = state.claimed_by.username if state.claimed_by else gettext("someone else")
+        if answer.outcome == Outcome.TAKEN:
+            error = AlreadyClaimed(gettext("Already claimed by %(user)s.") % {"user": holder}, item)
+        elif answer.outcome == Outcome.RESOLVED:
+            error = AlreadyResolved(gettext("Already resolved."), item)
+        elif answer.outcome == Outcome.FORBIDDEN:
+            error = NotClaimer(
+                gettext("Only %(user)s, who claimed it, can release it.") % {"user": holder},
+                item,
+            )
+        else:
+            return item
+    error.replayed = answer.replayed  # a refusal answered again is the same refusal
+    raise error
+
+
+class Action(StrEnum):
+    """What a user does to an alert (SPEC 7); the page may send it again (SPEC 12)."""
+
+    CLAIM = "claim"
+    RELEASE = "release"
+    RESOLVE = "resolve"
+
+
+@dataclass(frozen=True)
+class Done:
+    """The alert after a user's action, and whether that was the answer of the same request
+    made before with the same Idempotency-Key (`replayed`: nothing was changed now)."""
+
+    item: InboxItem
+    replayed: bool = False
+
+
+def act(
+    action: Action,
+    *,
+    user: User,
+    warehouse_id: int,
+    notification_id: str,
+    idempotency_key: str | None = None,
+) -> Done:
+    """Claim, release or resolve (see each below).
+
+    `idempotency_key` (1-255 printable characters; SPEC 11 and 12): a repeat by the same user
+    within IDEMPOTENCY_TTL_SECONDS answers what the first one answered (its refusal too:
+    AlreadyClaimed, NotClaimer, ... with `replayed` set) and changes nothing, whatever
+    happened to the alert since; the key with another action or alert raises KeyReused.
+    """
+    key = idempotency.clean_key(idempotency_key)
+    guard = None
+    if key is not None:
+        guard = idempotency_guard(
+            warehouse_id=warehouse_id,
+            scope=idempotency.user_scope(user.pk),
+            key=key,
+            operation=action,
+            request={"warehouse": int(warehouse_id), "notification": str(notification_id)},
         )
-    return item
+    answer = _by_user(
+        action, user=user, warehouse_id=warehouse_id, notification_id=notification_id, guard=guard
+    )
+    if answer.replayed:
+        metrics.IDEMPOTENT_REPLAYS.labels(action).inc()
+    return Done(_checked(answer), answer.replayed)
 
 
 def claim(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Take it on ("I'm on it"); it is also read for the user. Atomic: of concurrent claimers
     exactly one wins, the others get AlreadyClaimed. Claiming again what one holds is fine."""
-    return _by_user("claim", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
+    return act(
+        Action.CLAIM, user=user, warehouse_id=warehouse_id, notification_id=notification_id
+    ).item
 
 
 def release(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Back to open, by the claimer only (NotClaimer otherwise); releasing an open one is a
     no-op."""
-    return _by_user(
-        "release", user=user, warehouse_id=warehouse_id, notification_id=notification_id
-    )
+    return act(
+        Action.RELEASE, user=user, warehouse_id=warehouse_id, notification_id=notification_id
+    ).item
 
 
 def resolve(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """Done, by anyone who can see it. Idempotent: resolving a resolved one changes nothing."""
-    return _by_user(
-        "resolve", user=user, warehouse_id=warehouse_id, notification_id=notification_id
-    )
+    return act(
+        Action.RESOLVE, user=user, warehouse_id=warehouse_id, notification_id=notification_id
+    ).item
 
 
 def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
@@ -195,20 +257,24 @@ def snooze(*, user: User, warehouse_id: int, notification_id: str, until: int | 
             gettext("A snooze can last at most %(hours)s hours.") % {"hours": most // 3600},
             field="until",
         )
-    return _by_user(
-        "snooze",
-        user=user,
-        warehouse_id=warehouse_id,
-        notification_id=notification_id,
-        now_ms=now,
-        args=(until,),
+    return _checked(
+        _by_user(
+            "snooze",
+            user=user,
+            warehouse_id=warehouse_id,
+            notification_id=notification_id,
+            now_ms=now,
+            args=(until,),
+        )
     )
 
 
 def wake(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     """End the user's snooze of it now (a no-op when they have none): unread again for them,
     with a new cursor."""
-    return _by_user("wake", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
+    return _checked(
+        _by_user("wake", user=user, warehouse_id=warehouse_id, notification_id=notification_id)
+    )
 
 
 def wake_due_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from django.conf import settings
 
+from config import idempotency
 from config.redis import LuaScript, as_text, get_redis, scored, texts
 
 from . import keys
@@ -21,7 +22,10 @@ from .store import (
     visible_inboxes,
 )
 
-_lifecycle = LuaScript.beside(__file__, "lifecycle", prelude="read_model")
+# guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
+# (config/idempotency.py); the changes a user asks for with a key (claim, release, resolve)
+# are recorded with it.
+_lifecycle = idempotency.guarded(LuaScript.beside(__file__, "lifecycle", prelude="read_model"))
 
 
 class Outcome(StrEnum):
@@ -40,6 +44,9 @@ class Answer:
     outcome: Outcome
     item: InboxItem | None = None  # None when MISSING
     inboxes: int = 0  # reraise: how many inboxes it is in
+    # True when an Idempotency-Key found this request made before: this is the first answer,
+    # and nothing was changed now.
+    replayed: bool = False
 
     @property
     def changed(self) -> bool:
@@ -84,9 +91,15 @@ def _call(
     actor: Actor | None,
     extra_keys: Sequence[str] = (),
     extra_args: Sequence[object] = (),
+    guard: idempotency.Guard | None = None,
 ) -> list:
+    guard = guard or idempotency.Guard.none(keys.sequence(warehouse_id))
     return _lifecycle(
-        keys=[*_fixed_keys(warehouse_id, now_ms, actor.id if actor else None), *extra_keys],
+        keys=[
+            *_fixed_keys(warehouse_id, now_ms, actor.id if actor else None),
+            *extra_keys,
+            *guard.script_keys(),
+        ],
         args=[
             op,
             now_ms,
@@ -96,17 +109,20 @@ def _call(
             report_retention_ms(),
             settings.ALERT_REPORT_MAX_SAMPLES_PER_DAY,
             *extra_args,
+            guard.arg(),
         ],
     )
 
 
-def _answer(reply: list) -> Answer:
+def _answer(reply: list, *, replayed: bool = False) -> Answer:
     outcome = Outcome(as_text(reply[0]))
     if outcome == Outcome.MISSING:
-        return Answer(outcome)
+        return Answer(outcome, replayed=replayed)
     snoozed = reply[6] if len(reply) > 6 else None
     return Answer(
-        outcome, item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3], snoozed)
+        outcome,
+        item_from_reply(reply[1], reply[2], bool(int(reply[5])), reply[3], snoozed),
+        replayed=replayed,
     )
 
 
@@ -119,9 +135,12 @@ def change_by_user(
     role_ids: Sequence[int],
     now_ms: int,
     args: Sequence[object] = (),
+    guard: idempotency.Guard | None = None,
 ) -> Answer:
     """claim, release, resolve, snooze (`args`: when it wakes, ms) or wake by a user who must
-    see the notification (own or role inbox)."""
+    see the notification (own or role inbox). With a `guard` (an Idempotency-Key) the answer
+    is recorded with the change, and a request made before gets its first answer (`replayed`)
+    and changes nothing."""
     reply = _call(
         op,
         warehouse_id=warehouse_id,
@@ -130,7 +149,11 @@ def change_by_user(
         actor=actor,
         extra_keys=visible_inboxes(warehouse_id, actor.id, role_ids),
         extra_args=args,
+        guard=guard,
     )
+    replay = None if guard is None else guard.replayed(reply)
+    if replay is not None:
+        return _answer(replay.reply, replayed=True)
     return _answer(reply)
 
 

@@ -20,7 +20,7 @@ from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
-from . import keys, store
+from . import store
 from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
 from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
@@ -197,11 +197,12 @@ def publish(
             "severity": str(severity),
             "key": key,
         }
-        guard = idempotency.Guard(
-            record=keys.idempotency(warehouse.pk, idempotency_scope, idempotency_key),
-            fingerprint=idempotency.fingerprint(
-                scope=idempotency_scope, operation="publish", request=request
-            ),
+        guard = store.idempotency_guard(
+            warehouse_id=warehouse.pk,
+            scope=idempotency_scope,
+            key=idempotency_key,
+            operation="publish",
+            request=request,
         )
     created = timestamps.now_ms()
     notification = Notification(

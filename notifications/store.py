@@ -35,7 +35,8 @@ from .domain import (
 )
 
 # replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (see config/redis.py).
-# guarded: it takes an Idempotency-Key record as its last KEY and ARGV (config/idempotency.py).
+# guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
+# (config/idempotency.py).
 # version-checked: it confirms the directory its caller resolved the type and warehouse from
 # (directory/confirmed_writes.py), its KEY and ARGV just before the Idempotency-Key's.
 _publish = idempotency.guarded(
@@ -135,6 +136,7 @@ def deliver(
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
     guard = guard or idempotency.Guard.none(keys.sequence(warehouse_id))
+    guard_keys = guard.script_keys()  # on Redis Cluster, KeyReused before anything is written
     fixed_keys = [
         subscription_keys.subscribers(warehouse_id, message_type_id),
         subscription_keys.subscribers_token(warehouse_id, message_type_id),
@@ -162,7 +164,7 @@ def deliver(
                 *fixed_keys,
                 *keys.inboxes(warehouse_id, subscribers),
                 check_key,
-                guard.record,
+                *guard_keys,
             ],
             args=[
                 token,
@@ -199,6 +201,19 @@ def deliver(
             "The subscribers changed %(attempts)d times while publishing; please retry shortly."
         )
         % {"attempts": attempts}
+    )
+
+
+def idempotency_guard(
+    *, warehouse_id: int, scope: str, key: str, operation: str, request: Any
+) -> idempotency.Guard:
+    """The Guard of a write in a warehouse made with an Idempotency-Key: its record in the
+    warehouse's slot, and the key's binding, so the key reused in another warehouse is
+    refused as well (`request` must name the warehouse: it is part of the fingerprint)."""
+    return idempotency.Guard(
+        record=keys.idempotency(warehouse_id, scope, key),
+        fingerprint=idempotency.fingerprint(scope=scope, operation=operation, request=request),
+        binding=keys.idempotency_binding(scope, key),
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from config import timestamps
 from config.redis import REDIS_UNAVAILABLE
@@ -119,12 +120,17 @@ def existing_pairs(pairs: Iterable[Pair]) -> set[Pair]:
     return {p for p in pairs if p.warehouse_id in warehouses and p.message_type_id in types}
 
 
-def all_pairs(warehouse_ids: Iterable[int] | None = None) -> set[Pair]:
-    """Every (warehouse, message type) pair, of the given warehouses or of all."""
+def all_pairs(
+    warehouse_ids: Iterable[int] | None = None, message_type_ids: Iterable[int] | None = None
+) -> set[Pair]:
+    """Every (warehouse, message type) pair, of the given warehouses (types) or of all."""
     warehouses = Warehouse.objects.all()
     if warehouse_ids is not None:
         warehouses = warehouses.filter(id__in=list(warehouse_ids))
-    type_ids = list(MessageType.objects.values_list("id", flat=True))
+    types = MessageType.objects.all()
+    if message_type_ids is not None:
+        types = types.filter(id__in=list(message_type_ids))
+    type_ids = list(types.values_list("id", flat=True))
     return {Pair(w, t) for w in warehouses.values_list("id", flat=True) for t in type_ids}
 
 
@@ -213,18 +219,45 @@ def _report(desired: dict[Pair, set[str]], *, repaired: int, started: float) -> 
 
 
 # --- After-commit mirroring -----------------------------------------------------------------
-# Changed pairs wait here until the transaction commits. Pairs left behind by a rolled-back
-# transaction are flushed with the next commit; that is harmless because a flush copies the
-# database's committed truth, never the change itself.
-_pending = threading.local()
+# Changed pairs wait in an on-commit callback of the transaction that changed them, so Django
+# drops them with it: a rolled-back savepoint or transaction leaves no pair behind, and the
+# callbacks still queued are exactly the pairs the open transaction changed.
+
+
+class _Resync:
+    """The on-commit callback that mirrors the pairs changed at one savepoint level."""
+
+    def __init__(self) -> None:
+        self.pairs: set[Pair] = set()
+
+    def __call__(self) -> None:
+        try:
+            resync_pairs(self.pairs)
+        except REDIS_UNAVAILABLE as exc:
+            # The database change stands; the periodic reconcile repairs Redis when it is back.
+            logger.warning(
+                "Redis unavailable, %d subscriber sets left to reconcile: %s", len(self.pairs), exc
+            )
+
+
+def _queued(connection: BaseDatabaseWrapper) -> list[_Resync]:
+    """The resyncs waiting for the connection's open transaction to commit, oldest first."""
+    # run_on_commit holds (savepoint ids, callback, robust) per callback, the rolled-back
+    # ones already removed; captureOnCommitCallbacks reads it too.
+    return [entry[1] for entry in connection.run_on_commit if isinstance(entry[1], _Resync)]
 
 
 def schedule_resync(pairs: Iterable[Pair], *, using: str = "default") -> None:
     """Mirror these pairs into Redis once the current transaction commits (at once if none)."""
-    if not hasattr(_pending, "pairs"):
-        _pending.pairs = set()
-    _pending.pairs.update(pairs)
-    transaction.on_commit(_flush_pending, using=using)
+    connection = transaction.get_connection(using)
+    if connection.in_atomic_block and connection.run_on_commit:
+        savepoint_ids, last, *_ = connection.run_on_commit[-1]
+        if isinstance(last, _Resync) and savepoint_ids == set(connection.savepoint_ids):
+            last.pairs.update(pairs)  # one resync per savepoint level, not one per row
+            return
+    resync = _Resync()
+    resync.pairs.update(pairs)
+    transaction.on_commit(resync, using=using)
 
 
 def uncommitted_pairs(*, using: str = "default") -> frozenset[Pair]:
@@ -234,21 +267,7 @@ def uncommitted_pairs(*, using: str = "default") -> frozenset[Pair]:
     connection = transaction.get_connection(using)
     if not any(not getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
         return frozenset()
-    return frozenset(getattr(_pending, "pairs", ()))
-
-
-def _flush_pending() -> None:
-    pairs: set[Pair] = getattr(_pending, "pairs", set())
-    if not pairs:
-        return
-    _pending.pairs = set()
-    try:
-        resync_pairs(pairs)
-    except REDIS_UNAVAILABLE as exc:
-        # The database change stands; the periodic reconcile repairs Redis when it is back.
-        logger.warning(
-            "Redis unavailable, %d subscriber sets left to reconcile: %s", len(pairs), exc
-        )
+    return frozenset(pair for resync in _queued(connection) for pair in resync.pairs)
 
 
 # --- Bulk subscribing (admin) -------------------------------------------------------------------

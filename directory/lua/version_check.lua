@@ -1,7 +1,7 @@
 -- The directory's version, confirmed by a script that writes from what the caller's directory
 -- said (directory/confirmed_writes.py), put before that script.
 --
--- The script gets one more KEY and one more ARGV, last (before an Idempotency-Key's record,
+-- The script gets one more KEY and one more ARGV, last (before an Idempotency-Key's KEYS,
 -- when it has one):
 -- KEYS[last] the directory's version key (directory.keys.version_key), or any key of the
 --            script's slot when there is nothing to confirm

@@ -85,7 +85,7 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
         result = services.publish(
             **payload.validated_data,
             idempotency_key=key,
-            idempotency_scope=f"u:{signed_in(request).pk}",
+            idempotency_scope=idempotency.user_scope(signed_in(request).pk),
         )
         response = Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
         if result.replayed:
@@ -137,30 +137,39 @@ class MarkReadView(NotificationAPIView):
 LIFECYCLE_RESPONSES = {
     200: s.NotificationOutput,
     404: s.DetailOutput,
+    422: s.DetailOutput,
 }
 
 
 class LifecycleView(NotificationAPIView):
-    """POST {"warehouse": id}: one change of a notification's status by the signed-in user."""
+    """POST {"warehouse": id}: one change of a notification's status by the signed-in user,
+    with an Idempotency-Key when the client may send it again (the page's offline queue)."""
 
-    change = staticmethod(lifecycle.claim)
+    action = lifecycle.Action.CLAIM
 
     def post(self, request: Request, notification_id: str) -> Response:
+        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
         payload = s.LifecycleInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        item = self.change(
+        done = lifecycle.act(
+            self.action,
             user=signed_in(request),
             warehouse_id=payload.validated_data["warehouse"].pk,
             notification_id=str(notification_id),
+            idempotency_key=key,
         )
-        return Response(s.notification_dict(item))
+        response = Response(s.notification_dict(done.item))
+        if done.replayed:
+            response[idempotency.REPLAYED_HEADER] = "true"
+        return response
 
 
 class ClaimView(LifecycleView):
-    change = staticmethod(lifecycle.claim)
+    action = lifecycle.Action.CLAIM
 
     @extend_schema(
         request=s.LifecycleInput,
+        parameters=[idempotency.OPENAPI_HEADER],
         responses={**LIFECYCLE_RESPONSES, 409: s.ConflictOutput},
         summary='Claim it ("I\'m on it"); also marks it read for me',
         description="Atomic: of concurrent claimers exactly one wins; the others get 409 with "
@@ -171,10 +180,11 @@ class ClaimView(LifecycleView):
 
 
 class ReleaseView(LifecycleView):
-    change = staticmethod(lifecycle.release)
+    action = lifecycle.Action.RELEASE
 
     @extend_schema(
         request=s.LifecycleInput,
+        parameters=[idempotency.OPENAPI_HEADER],
         responses={**LIFECYCLE_RESPONSES, 403: s.DetailOutput, 409: s.ConflictOutput},
         summary="Release my claim: back to open (only the claimer may)",
     )
@@ -183,10 +193,11 @@ class ReleaseView(LifecycleView):
 
 
 class ResolveView(LifecycleView):
-    change = staticmethod(lifecycle.resolve)
+    action = lifecycle.Action.RESOLVE
 
     @extend_schema(
         request=s.LifecycleInput,
+        parameters=[idempotency.OPENAPI_HEADER],
         responses=LIFECYCLE_RESPONSES,
         summary="Resolve it (idempotent)",
     )

@@ -52,6 +52,9 @@
 --   reraise, escalate: {"readers", user id, ...} when the readers set differs from the user
 --   ids given: retry with these.
 --   wake_due: {how many were woken}.
+-- Idempotency-Key (claim, release, resolve by a user): two more KEYS and one ARGV, last
+-- (config/lua/idempotency.lua, put before this script): a request made before returns its
+-- record and changes nothing; otherwise its answer, whatever it is, is recorded with it.
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -97,6 +100,7 @@ local function snoozed_until(user, slot)
   return redis.call('ZSCORE', KEYS[22], user .. ':' .. slot)
 end
 
+-- Every answer about one notification, recorded under the request's Idempotency-Key if any.
 local function reply(code, slot, cursor, extra)
   local read = 0
   local snoozed = snoozed_until(ARGV[4], slot)
@@ -106,9 +110,11 @@ local function reply(code, slot, cursor, extra)
       read = 1
     end
   end
-  return {code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
-          redis.call('HGET', KEYS[7], slot) or false, extra or false, read, snoozed or false}
+  return idempotency_store({code, cursor or cursor_of(slot), redis.call('HGET', KEYS[2], slot),
+          redis.call('HGET', KEYS[7], slot) or false, extra or false, read, snoozed or false})
 end
+
+local function missing() return idempotency_store({'missing'}) end
 
 -- The read model's tally (read_model.lua, put in front of this script) over this script's keys.
 local function tally_here(slot, place, delta) tally(KEYS[20], KEYS[19], KEYS[21], slot, place, delta) end
@@ -250,6 +256,9 @@ local function stale_readers(first)
   return answer
 end
 
+local prior = idempotency_prior()
+if prior then return prior end
+
 if op == 'escalate' then
   local slot = ARGV[3]
   local stale = stale_readers(9)
@@ -304,9 +313,9 @@ if op == 'wake_due' then
 end
 
 local slot = redis.call('HGET', KEYS[3], ARGV[3])
-if not slot or not live(slot) then return {'missing'} end
+if not slot or not live(slot) then return missing() end
 local by_user = ARGV[4] ~= ''
-if by_user and op ~= 'reraise' and not visible(slot) then return {'missing'} end
+if by_user and op ~= 'reraise' and not visible(slot) then return missing() end
 local state = state_of(slot)
 
 if op == 'history' then

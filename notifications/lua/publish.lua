@@ -30,7 +30,7 @@
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
 --      or {-2} when the directory the caller resolved the type and warehouse from moved on
 --      (directory/lua/version_check.lua: one more KEY and ARGV, before the Idempotency-Key's).
--- Idempotency-Key: one more KEY and ARGV, last (config/lua/idempotency.lua, put before this
+-- Idempotency-Key: two more KEYS and one ARGV, last (config/lua/idempotency.lua, put before this
 -- script): a request made before returns its record and writes nothing; a publish stores it.
 
 local prior = idempotency_prior()

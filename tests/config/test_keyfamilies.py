@@ -30,6 +30,8 @@ def built_keys() -> list[str]:
         keys.expiry(w),
         keys.idempotency(w, f"u:{user}", "retry-1"),
         keys.idempotency(w, "python", "retry-2"),
+        keys.idempotency_binding(f"u:{user}", "retry-1"),
+        keys.idempotency_binding("python", "retry-2"),
         keys.read_marks(w, user),
         keys.readers(w),
         keys.flags(w),

@@ -112,3 +112,56 @@ def test_a_publish_to_nobody_is_recorded_too(warehouse, rep_notice):
     assert first.recipients == 0
     assert again.replayed
     assert again.id == first.id
+
+
+def test_the_same_key_to_another_warehouse_is_422_and_delivers_nothing_there(
+    shift, make_user, client_for, warehouse, other_warehouse, rep_notice, role
+):
+    _, pete, _ = shift
+    Subscription.objects.create(message_type=rep_notice, warehouse=other_warehouse, role=role)
+    bo = make_user("bo", role)
+    first = post(client_for(pete), warehouse, "Replenish A-01-03", key="K")
+
+    elsewhere = post(client_for(pete), other_warehouse, "Replenish A-01-03", key="K")
+
+    assert first.status_code == 201
+    assert elsewhere.status_code == 422
+    assert "Idempotent-Replayed" not in elsewhere
+    assert inbox(client_for(bo), other_warehouse) == []
+    # The first one is still answered as it was.
+    again = post(client_for(pete), warehouse, "Replenish A-01-03", key="K")
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+
+
+def test_python_publish_with_the_same_key_to_another_warehouse_raises(
+    shift, warehouse, other_warehouse
+):
+    publish(message_type="REP_NOTICE", warehouse=warehouse, title="Replenish", idempotency_key="w")
+
+    with pytest.raises(KeyReused):
+        publish(
+            message_type="REP_NOTICE",
+            warehouse=other_warehouse,
+            title="Replenish",
+            idempotency_key="w",
+        )
+
+
+def test_a_retry_whose_first_attempt_bound_the_key_but_wrote_nothing_is_made(
+    shift, warehouse, redis
+):
+    """On Redis Cluster the key is bound in a call of its own before the write: a first
+    attempt that got no further (a timeout, a failover) left the binding and nothing else."""
+    first = publish(
+        message_type="REP_NOTICE", warehouse=warehouse, title="Replenish", idempotency_key="b"
+    )
+    redis.delete(keys.idempotency(warehouse.pk, "python", "b"))  # as if never written
+
+    retry = publish(
+        message_type="REP_NOTICE", warehouse=warehouse, title="Replenish", idempotency_key="b"
+    )
+
+    assert redis.exists(keys.idempotency_binding("python", "b")) == 1
+    assert not retry.replayed
+    assert retry.id != first.id

@@ -15,6 +15,12 @@ def test_notification_keys_share_the_warehouse_hash_tag():
     assert keys.readers(4) == "wms:{wh:4}:readers"
 
 
+def test_an_idempotency_keys_binding_is_in_no_warehouses_slot():
+    digest = "86be9a55762d316a3026c2836d044f5f"  # sha256("K"), first 32 hex digits
+    assert keys.idempotency(4, "u:9", "K") == f"wms:{{wh:4}}:idem:u:9:{digest}"
+    assert keys.idempotency_binding("u:9", "K") == f"wms:{{idem:u:9:{digest}}}"
+
+
 def test_the_orphan_sweep_reads_owners_back_from_key_names():
     from subscriptions import keys as subscription_keys
 

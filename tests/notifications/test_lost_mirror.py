@@ -109,6 +109,7 @@ def test_the_rebuild_restores_every_type_of_the_warehouse(
 def test_a_type_nobody_subscribed_is_marked_and_delivers_to_nobody(
     redis, warehouse, rep_notice, send, cold_cache, rebuilds
 ):
+    redis.flushall()
     first, second = send(), send()
 
     assert (first.recipients, second.recipients) == (0, 0)

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
 from subscriptions import keys, services
-from subscriptions.models import MessageType, Subscription
+from subscriptions.models import MessageType, Subscription, Warehouse
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -89,6 +89,20 @@ def test_changes_inside_a_transaction_wait_for_commit(warehouse, rep_notice, ali
         Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
         assert members(warehouse, rep_notice) == set()
     assert members(warehouse, rep_notice) == {f"u:{alice.pk}"}
+
+
+def test_a_new_warehouse_or_type_is_mirrored_empty_after_commit(redis, warehouse, rep_notice):
+    def tokens() -> list[bytes | None]:
+        new_pairs = ((warehouse, qc), (new_warehouse, rep_notice), (new_warehouse, qc))
+        return [redis.get(keys.subscribers_token(w.pk, t.pk)) for w, t in new_pairs]
+
+    with transaction.atomic():
+        qc = MessageType.objects.create(code="QC_ALERT", name="QC")
+        new_warehouse = Warehouse.objects.create(code="GZ03", name="Guangzhou 3")
+        assert tokens() == [None, None, None], "not before commit"
+
+    # "No token" keeps meaning "Redis lost it": every pair of the new rows is marked mirrored.
+    assert all(token is not None and token.startswith(b"0:") for token in tokens())
 
 
 @pytest.mark.parametrize("victim", ["user", "role", "warehouse", "message_type"])

@@ -573,7 +573,8 @@ export class NotificationCenter {
     let tone = "warning";
     if (item.action === "release" && (error?.status === 403 || error?.status === 409)) {
       // The release did what it was for: it is not mine any more. Someone took it, or
-      // resolved it, since (or the first send arrived and only its answer was lost).
+      // resolved it, before it arrived. (A send whose answer was lost is answered again with
+      // that answer: same Idempotency-Key.)
       tone = "info";
       text = holder
         ? format(gettext("Released. %(name)s has claimed it since."), { name: holder })
