@@ -111,6 +111,8 @@ def test_production_serves_the_api_under_gunicorn_and_the_stream_under_uvicorn()
     )
     assert lines["web"].split()[:2] == ["gunicorn", "config.wsgi:application"]
     assert "--worker-class sync" in lines["web"]
+    # The proxies whose X-Forwarded-Proto gunicorn believes are the ones Django trusts.
+    assert '--forwarded-allow-ips "${TRUSTED_PROXIES:-127.0.0.1,::1}"' in lines["web"]
     assert lines["stream"].split()[:2] == ["uvicorn", "config.asgi:application"]
     assert "${STREAM_PORT:-8001}" in lines["stream"]
     pyproject = (BASE_DIR / "pyproject.toml").read_text()
