@@ -1,6 +1,8 @@
 """Behind the reverse proxy docs/deploy.md ships (deploy/nginx/wms-proxy.conf in front of
 Procfile.production's gunicorn): the client's address is the one nginx saw, so failed sign-ins
-from one machine lock out no one at another, and no client forwards its way out of a lockout."""
+from one machine lock out no one at another, and no client forwards its way out of a lockout;
+and what nginx or gunicorn refuse before Django sees it is answered in JSON, never an HTML
+page (SPEC 10)."""
 
 from __future__ import annotations
 
@@ -112,3 +114,91 @@ def test_forwarded_for_from_a_peer_that_is_not_a_trusted_proxy_is_not_believed(s
         site, "erin", "pw-erin", source="127.0.0.40", forwarded_for="127.0.0.23", port=site.web_port
     )
     assert direct == 429
+
+
+def assert_json_error(answer: Answer, status: int) -> None:
+    assert answer.status == status, answer
+    assert answer.headers["content-type"].startswith("application/json"), answer
+    body = answer.json()
+    assert isinstance(body, dict)
+    assert set(body) == {"detail"}
+    assert isinstance(body["detail"], str)
+    assert body["detail"]
+
+
+SOURCE = "127.0.0.50"
+
+
+def test_a_body_over_the_proxys_limit_is_a_json_413(site):
+    body = b'{"title": "' + b"x" * (4 * 1024 * 1024) + b'"}'
+    answer = site.post(
+        "/api/v1/notifications/", body, source=SOURCE, headers={"Content-Type": "application/json"}
+    )
+
+    assert_json_error(answer, 413)
+
+
+def test_headers_over_the_proxys_buffers_are_a_json_400(site):
+    answer = site.get("/api/v1/chats/", source=SOURCE, headers={"X-Filler": "x" * 10_000})
+
+    assert_json_error(answer, 400)
+
+
+def test_a_request_line_nginx_cannot_parse_is_a_json_400(site):
+    answer = exchange(
+        site.nginx_port, b"GET /api/v1/chats/ HTTP/1.1 nonsense\r\n\r\n", source=SOURCE
+    )
+
+    assert_json_error(answer, 400)
+
+
+def test_a_5000_character_id_in_a_path_is_a_json_414_from_gunicorn(site):
+    """nginx passes it (its buffers hold 8 KB); gunicorn's request line limit refuses it."""
+    answer = site.get(f"/api/v1/chats/{'a' * 5000}/", source=SOURCE)
+
+    assert_json_error(answer, 414)
+
+
+def test_a_path_over_the_proxys_buffers_is_a_json_414_from_nginx(site):
+    answer = site.get(f"/api/v1/chats/{'a' * 10_000}/", source=SOURCE)
+
+    assert_json_error(answer, 414)
+
+
+def test_a_delete_byte_in_an_idempotency_key_is_a_json_400(site):
+    """nginx passes the byte on; gunicorn refuses the header."""
+    answer = exchange(
+        site.nginx_port,
+        http_request(
+            "POST",
+            "/api/v1/notifications/",
+            headers={"Content-Type": "application/json", "Idempotency-Key": "retry\x7f1"},
+            body=b"{}",
+        ),
+        source=SOURCE,
+    )
+
+    assert_json_error(answer, 400)
+
+
+def test_a_server_that_is_down_is_a_json_502_with_retry_after(site):
+    """The stream's server is not running in these tests."""
+    answer = site.get("/api/v1/stream/?warehouse=1", source=SOURCE)
+
+    assert_json_error(answer, 502)
+    assert int(answer.headers["retry-after"]) > 0
+
+
+def test_django_answers_pass_the_proxy_unchanged(site):
+    """The proxy answers only its own errors: the API's JSON errors and the pages stay Django's."""
+    anonymous = site.get("/api/v1/chats/", source=SOURCE)
+    unknown = site.get("/api/v1/no-such-thing/", source=SOURCE)
+    page = site.get("/login/", source=SOURCE)
+
+    assert (anonymous.status, anonymous.json()) == (
+        403,
+        {"detail": "Authentication credentials were not provided."},
+    )
+    assert (unknown.status, unknown.json()) == (404, {"detail": "Not found."})
+    assert page.status == 200
+    assert page.headers["content-type"].startswith("text/html")
