@@ -150,8 +150,9 @@ LOGOUT_REDIRECT_URL = "login"
 # After LOGIN_FAILURE_LIMIT failed sign-ins for one user name, or from one address (whatever the
 # user names), further attempts for it are refused for LOGIN_COOLOFF_MINUTES (the UI's and the
 # admin's login alike; the API's tokens are not logins). Attempts are kept in the database
-# (axes_* tables); `manage.py axes_reset` lifts every lock. The address is REMOTE_ADDR: behind a
-# reverse proxy, make the server pass the client's address there.
+# (axes_* tables); `manage.py axes_reset` lifts every lock. The address is the client's as
+# config/client_address.py finds it: X-Forwarded-For is believed only from TRUSTED_PROXIES
+# (addresses or networks; the default is an nginx on the same host, as docs/deploy.md ships).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # Django's ModelBackend, with a session's user read from the directory's per-process
@@ -166,6 +167,8 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own, not the
 # the failures of that user name only (web/signals.py).
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "web.lockout.locked_out"
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=["127.0.0.1", "::1"])
+AXES_CLIENT_IP_CALLABLE = "config.client_address.client_address"
 
 # --- Redis -------------------------------------------------------------------------------
 # REDIS_URL holds the product's data (subscription mirror, inboxes, chats, rules). The product's
@@ -292,6 +295,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"user": env("API_THROTTLE_RATE", default="1200/min")},
 }
 
+# The OpenAPI schema (/api/schema/) and its docs page (/api/docs/) need a signed-in user when
+# DEBUG is off; this opens them to everyone (config/api_docs.py).
+API_DOCS_PUBLIC = env.bool("API_DOCS_PUBLIC", default=False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "WMS notifications and chat API",
     "DESCRIPTION": "Notifications polled by warehouse clients, and chat between operators.",

@@ -9,6 +9,8 @@ from typing import Any
 
 from rest_framework import throttling
 
+from config.client_address import client_address
+
 # Users whose request times a process keeps; the one idle longest is forgotten first.
 USERS_KEPT = 100_000
 
@@ -50,6 +52,14 @@ class UserRateThrottle(throttling.UserRateThrottle):
                 return self.throttle_failure()
             log.appendleft(self.now)
             return True
+
+    def get_ident(self, request: Any) -> str:
+        """An anonymous client's key: its address as login throttling takes it (TRUSTED_PROXIES).
+
+        DRF's own rule, with NUM_PROXIES unset, keys on the whole X-Forwarded-For of any peer,
+        so a client could start a new count with every request by changing the header.
+        """
+        return client_address(request) or ""
 
     @classmethod
     def forget_all(cls) -> None:

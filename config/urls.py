@@ -4,9 +4,8 @@ and the operational endpoints /healthz and /metrics."""
 from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config import health
+from config import api_docs, health
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
@@ -16,8 +15,9 @@ urlpatterns = [
     path("api/v1/", include("messaging.api.urls")),
     path("api/v1/", include("push.api.urls")),
     path("api/v1/", include("shifts.api.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Signed-in users only when DEBUG is off, unless API_DOCS_PUBLIC (config/api_docs.py).
+    path("api/schema/", api_docs.SchemaView.as_view(), name="schema"),
+    path("api/docs/", api_docs.DocsView.as_view(url_name="schema"), name="api-docs"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("web.urls")),

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from gunicorn.workers.sync import SyncWorker
 
+from config.gunicorn_worker import JsonErrorSyncWorker
 from demo.secret_key import ensure_demo_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -103,14 +105,19 @@ def test_https_settings_default_to_plain_http(name, settings):
 
 def test_production_serves_the_api_under_gunicorn_and_the_stream_under_uvicorn():
     """Procfile.production's shape (docs/deploy.md): the REST API and the admin under a WSGI
-    server, the event stream under the ASGI one; gunicorn is a pinned runtime dependency."""
+    server with sync workers, the event stream under the ASGI one; gunicorn is a pinned runtime
+    dependency."""
     lines = dict(
         line.split(":", 1)
         for line in (BASE_DIR / "Procfile.production").read_text().splitlines()
         if line.strip()
     )
     assert lines["web"].split()[:2] == ["gunicorn", "config.wsgi:application"]
-    assert "--worker-class sync" in lines["web"]
+    # gunicorn's sync worker, answering what gunicorn itself refuses in JSON.
+    assert "--worker-class config.gunicorn_worker.JsonErrorSyncWorker" in lines["web"]
+    assert issubclass(JsonErrorSyncWorker, SyncWorker)
+    # The proxies whose X-Forwarded-Proto gunicorn believes are the ones Django trusts.
+    assert '--forwarded-allow-ips "${TRUSTED_PROXIES:-127.0.0.1,::1}"' in lines["web"]
     assert lines["stream"].split()[:2] == ["uvicorn", "config.asgi:application"]
     assert "${STREAM_PORT:-8001}" in lines["stream"]
     pyproject = (BASE_DIR / "pyproject.toml").read_text()

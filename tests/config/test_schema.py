@@ -7,6 +7,12 @@ import pytest
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
+@pytest.fixture(autouse=True)
+def public_schema(settings):
+    """The schema as a site with API_DOCS_PUBLIC=1 serves it: no user, no database."""
+    settings.API_DOCS_PUBLIC = True
+
+
 @pytest.fixture
 def paths(client):
     return client.get("/api/schema/", HTTP_ACCEPT="application/json").json()["paths"]

@@ -274,6 +274,7 @@ def test_publish_with_redis_down_gives_503(
 
 
 def test_openapi_schema_and_docs_are_served(client, alice):
+    client.force_login(alice)
     schema = client.get("/api/schema/")
     docs = client.get("/api/docs/")
 

@@ -382,7 +382,8 @@ def test_snooze_answers_in_xml(crew, warehouse, send):
     assert item.findtext("snoozed_until") == snoozed_until
 
 
-def test_the_schema_documents_snoozed_until_and_the_endpoints(client):
+def test_the_schema_documents_snoozed_until_and_the_endpoints(client, alice):
+    client.force_login(alice)
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     assert "snoozed_until" in schema["components"]["schemas"]["NotificationOutput"]["properties"]
     assert "/api/v1/notifications/{notification_id}/snooze/" in schema["paths"]

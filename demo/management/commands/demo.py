@@ -165,7 +165,7 @@ class Command(BaseCommand):
             "",
             f"  Warehouse UI   http://{host}:{port}/",
             f"  Django admin   http://{host}:{port}/admin/",
-            f"  API docs       http://{host}:{port}/api/docs/",
+            f"  API docs       http://{host}:{port}/api/docs/ (once signed in)",
             f"  Event stream   http://{host}:{port}/api/v1/stream/?warehouse=ID (uvicorn, ASGI)",
             f"  Redis          {redis_url} (restarted if it dies; data kept in var/redis/)",
             "  Second terminal: python manage.py publish --type REP_NOTICE --warehouse SH01 "
