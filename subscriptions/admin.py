@@ -45,6 +45,8 @@ def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
 
 class WithSubscriptionCount(admin.ModelAdmin):
     actions = [activate, deactivate]
+    # The count's GROUP BY drops the model's Meta.ordering: lists and pickers say it again.
+    ordering = ["code"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(subscription_count=Count("subscriptions"))
