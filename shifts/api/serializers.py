@@ -120,5 +120,13 @@ class HandoverOutput(serializers.Serializer):
     accepted_at = serializers.CharField(allow_null=True)
 
 
+class AcceptConflictOutput(serializers.Serializer):
+    """409 of accept: someone accepted it first."""
+
+    detail = serializers.CharField()
+    accepted_by = PersonOutput(allow_null=True, help_text="Who accepted it first.")
+    accepted_at = serializers.CharField(allow_null=True, help_text="When (ISO 8601, UTC).")
+
+
 class HandoverListOutput(serializers.Serializer):
     results = HandoverOutput(many=True)
