@@ -20,7 +20,14 @@ from subscriptions.models import MessageType, Severity, Subscription, Warehouse
 
 DEMO_PASSWORD = "demo12345"
 
-WAREHOUSES = [("SH01", "Shanghai Pudong DC"), ("BJ02", "Beijing Shunyi DC")]
+# code, name, time zone: two zones, so that shift times (local to each warehouse) show one at
+# work; Hamburg's also moves with daylight saving.
+WAREHOUSES = [
+    ("SH01", "Shanghai Pudong DC", "Asia/Shanghai"),
+    ("HH02", "Hamburg Billbrook DC", "Europe/Berlin"),
+]
+# Demo data of earlier versions: a second warehouse in Beijing, and both on UTC.
+EARLIER_WAREHOUSE = ("BJ02", "Beijing Shunyi DC")
 # code, name (Chinese), name in English, ttl, description
 MESSAGE_TYPES = [
     (
@@ -62,10 +69,7 @@ class DemoLogin:
 
 @transaction.atomic
 def load_demo_data() -> list[DemoLogin]:
-    warehouses = {
-        code: Warehouse.objects.get_or_create(code=code, defaults={"name": name})[0]
-        for code, name in WAREHOUSES
-    }
+    warehouses = {code: _demo_warehouse(code, name, zone) for code, name, zone in WAREHOUSES}
     for code, name, name_en, *_ in [*MESSAGE_TYPES, STOCK_OUT]:
         # Demo data of earlier versions had both languages in one name ("补货通知 Replenishment
         # notice"): split it, so each page shows its own language.
@@ -136,6 +140,29 @@ def load_demo_data() -> list[DemoLogin]:
     # negative-stock rule as an SQL rule beside the Python one.
     load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])
     return logins
+
+
+def _demo_warehouse(code: str, name: str, zone: str) -> Warehouse:
+    """The demo's warehouse `code`, made or brought up to date. An earlier demo's Beijing
+    warehouse becomes the second one (its id, bins and subscriptions kept); a warehouse still
+    on the default zone gets its own (saved, so the directory hears of it)."""
+    if code == WAREHOUSES[1][0] and not Warehouse.objects.filter(code=code).exists():
+        earlier_code, earlier_name = EARLIER_WAREHOUSE
+        earlier = Warehouse.objects.filter(code=earlier_code, name=earlier_name).first()
+        if earlier is not None:
+            earlier.code, earlier.name, earlier.timezone = code, name, zone
+            earlier.save()
+    warehouse, created = Warehouse.objects.get_or_create(
+        code=code, defaults={"name": name, "timezone": zone}
+    )
+    if (
+        not created
+        and warehouse.timezone in (settings.TIME_ZONE, "UTC")
+        and zone != warehouse.timezone
+    ):
+        warehouse.timezone = zone
+        warehouse.save(update_fields=["timezone"])
+    return warehouse
 
 
 def demo_shift_change(warehouse: Warehouse) -> dt.time:

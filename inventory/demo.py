@@ -1,4 +1,4 @@
-"""Demo data of the inventory app: bins in SH01 and BJ02, a first pick wave, and the SQL rule."""
+"""Demo data of the inventory app: bins in SH01 and HH02, a first pick wave, and the SQL rule."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ DEMO_BINS: dict[str, list[tuple[str, int]]] = {
         ("A-02-01", 18),
         ("A-02-02", 9),
     ],
-    "BJ02": [("B-01-01", 30), ("B-01-02", 12), ("B-02-07", 45), ("B-03-05", 7)],
+    "HH02": [("B-01-01", 30), ("B-01-02", 12), ("B-02-07", 45), ("B-03-05", 7)],
 }
 # The first wave, run when the bins are created: A-01-03 ends at -12, so the demo shows a
 # replenishment notice on the first rules tick after start-up.

@@ -11,9 +11,11 @@ in the last SHIFT_HANDOVER_LOOKBACK_SECONDS and has no finished handover, `hand_
 3. when the shift releases claims, gives back the claims of members going off shift, each
    with a `released` event by nobody (only while they still hold it);
 4. publishes one SHIFT_HANDOVER notification to the role's inbox there (whether or not the
-   role subscribes), `data.handover_id` its id, with an Idempotency-Key of the handover: a
-   worker that crashed after publishing and is retried by a later tick publishes nothing
-   again. Then the row is finished.
+   role subscribes), with an Idempotency-Key of the handover: a worker that crashed after
+   publishing and is retried by a later tick publishes nothing again. Then the row is
+   finished. Its `data` holds the handover's id as `handover_id`, and the shift and role
+   names and the counts, from which the page tells it in the reader's language (its stored
+   title and body are in the worker's: shifts/wording.py).
 
 Going off shift: a member of the shift's role for whom no shift of their roles in that
 warehouse runs at the instant the shift ended (the next run of the same shift counts: a
@@ -43,7 +45,7 @@ from notifications.lifecycle_store import InboxEntry
 from notifications.services import publish
 from subscriptions.models import MessageType
 
-from . import cache, schedule
+from . import cache, schedule, wording
 from .cache import ShiftEntry
 from .models import Handover
 from .schedule import Occurrence
@@ -218,17 +220,13 @@ def build_content(
 
 
 def _body(content: dict[str, Any]) -> str:
-    counts = content["counts"]
-    parts = [
-        _("%(n)d open") % {"n": counts["open"]},
-        _("%(n)d claimed by the outgoing shift") % {"n": counts["claimed_off_shift"]},
-        _("%(n)d escalated") % {"n": counts["escalated"]},
-        _("%(n)d resolved") % {"n": counts["resolved"]},
-    ]
+    """The stored body: the sentences in the publishing worker's language (the page tells them
+    again in its own, from `data`)."""
+    parts = wording.sentences(content["counts"])
     median = content["median_time_to_claim_seconds"]
     if median is not None:
-        parts.append(_("median time to claim %(s)d s") % {"s": round(median)})
-    return ", ".join(parts)
+        parts.append(wording.median_time_to_claim(median))
+    return " ".join(parts)
 
 
 def hand_over(*, shift: ShiftEntry, occurrence: Occurrence) -> Handover | None:
@@ -275,9 +273,15 @@ def hand_over(*, shift: ShiftEntry, occurrence: Occurrence) -> Handover | None:
     result = publish(
         message_type=handover_type(),
         warehouse=shift.warehouse_id,
-        title=_("Shift handover: %(shift)s (%(role)s)") % {"shift": shift.name, "role": role_name},
+        title=wording.title(shift=shift.name, role=role_name),
         body=_body(content),
-        data={"handover_id": handover.pk, "counts": content["counts"]},
+        # What the page needs to say it in the reader's language (web/static/web/js/handover.js).
+        data={
+            "handover_id": handover.pk,
+            "shift": shift.name,
+            "role": role_name,
+            "counts": content["counts"],
+        },
         extra_inboxes=[f"r:{shift.role_id}"],
         idempotency_key=f"handover-{handover.pk}",
         idempotency_scope="shifts",

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ class MessageType(models.Model):
         ordering = ["code"]
 
     def __str__(self) -> str:
-        return f"{self.code} - {self.name}"
+        # The admin's lists, filters and pickers show this: in the admin's language.
+        return f"{self.code} - {self.display_name(get_language())}"
 
     def display_name(self, language: str | None) -> str:
         """The name for a page in `language` (a Django language code): the English name on an

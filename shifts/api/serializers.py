@@ -113,10 +113,19 @@ class HandoverOutput(serializers.Serializer):
     content = serializers.JSONField(
         help_text="open, claimed_off_shift, escalated, resolved, snoozed (lists of alerts, "
         "at most SHIFT_HANDOVER_MAX_ITEMS each), counts, median_time_to_claim_seconds, "
-        "released. `snoozed` is an empty list for now."
+        "released. `snoozed` lists alerts members of the role snoozed past the change (with "
+        "`snoozed_by` and `until`)."
     )
     accepted_by = PersonOutput(allow_null=True)
     accepted_at = serializers.CharField(allow_null=True)
+
+
+class AcceptConflictOutput(serializers.Serializer):
+    """409 of accept: someone accepted it first."""
+
+    detail = serializers.CharField()
+    accepted_by = PersonOutput(allow_null=True, help_text="Who accepted it first.")
+    accepted_at = serializers.CharField(allow_null=True, help_text="When (ISO 8601, UTC).")
 
 
 class HandoverListOutput(serializers.Serializer):

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from config import errors, timestamps
 from config.users import signed_in
-from notifications.api.serializers import WarehouseQuery, warehouse_from_query
+from notifications.api.serializers import DetailOutput, WarehouseQuery, warehouse_from_query
 
 from .. import handovers, selectors
 from . import serializers as s
@@ -19,7 +19,7 @@ from . import serializers as s
 class OnNowView(APIView):
     @extend_schema(
         parameters=[WarehouseQuery],
-        responses={200: s.OnNowOutput},
+        responses={200: s.OnNowOutput, 404: DetailOutput},
         summary="Who is on shift now in a warehouse, per role",
         description="For each role with shifts in the warehouse: its running shift (null when "
         "off shift), its members on shift now and its next start. Staff and members of those "
@@ -39,7 +39,7 @@ class OnNowView(APIView):
 class HandoverListView(APIView):
     @extend_schema(
         parameters=[s.HandoverQuery],
-        responses={200: s.HandoverListOutput},
+        responses={200: s.HandoverListOutput, 404: DetailOutput},
         operation_id="handovers_list",
         summary="Handovers of a warehouse, newest first",
         description="Those of the roles I am in (staff: all); `role` narrows to one role "
@@ -62,7 +62,7 @@ class HandoverListView(APIView):
 
 class HandoverView(APIView):
     @extend_schema(
-        responses={200: s.HandoverOutput},
+        responses={200: s.HandoverOutput, 404: DetailOutput},
         summary="One handover",
         description="Members of its role and staff; others 404.",
     )
@@ -76,7 +76,7 @@ class HandoverView(APIView):
 class HandoverAcceptView(APIView):
     @extend_schema(
         request=None,
-        responses={200: s.HandoverOutput},
+        responses={200: s.HandoverOutput, 404: DetailOutput, 409: s.AcceptConflictOutput},
         summary="Accept a handover (once)",
         description="By a member of its role or staff. 200 the first time; 409 with "
         "`accepted_by` and `accepted_at` of the first acceptance after.",

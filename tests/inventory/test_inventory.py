@@ -84,7 +84,7 @@ def test_demo_data_ships_bins_a_negative_bin_and_the_sql_rule(db):
 
     sh01 = Warehouse.objects.get(code="SH01")
     assert Bin.objects.get(warehouse=sh01, code="A-01-03").stock == -12
-    assert Bin.objects.filter(warehouse__code="BJ02").count() >= 3
+    assert Bin.objects.filter(warehouse__code="HH02").count() >= 3
     rule = SqlRule.objects.get(name=SQL_RULE_NAME)
     assert rule.message_type.code == "REP_NOTICE"
     assert rule.is_active is False
@@ -163,7 +163,7 @@ def test_demo_activity_picks_in_every_warehouse(db):
     waves = services.simulate_demo_activity(random.Random(8812))
 
     assert {w.warehouse_id for w in waves} == set(
-        Warehouse.objects.filter(code__in=["SH01", "BJ02"]).values_list("pk", flat=True)
+        Warehouse.objects.filter(code__in=["SH01", "HH02"]).values_list("pk", flat=True)
     )
     assert sum(Bin.objects.values_list("stock", flat=True)) < before
 

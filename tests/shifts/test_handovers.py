@@ -114,7 +114,17 @@ def test_a_shift_end_makes_one_handover_with_the_roles_alerts(
 
     # The role receives the handover though it does not subscribe to SHIFT_HANDOVER.
     (note,) = [i for i in page.values() if i.notification.message_type == "SHIFT_HANDOVER"]
-    assert note.notification.data["handover_id"] == handover.pk
+    assert note.notification.data == {
+        "handover_id": handover.pk,
+        "shift": "Day",
+        "role": "Replenishment",
+        "counts": content["counts"],
+    }  # what the page needs to tell it in the reader's language
+    assert note.notification.body == (
+        "1 alert is still open. 1 alert was claimed by someone going off shift. "
+        "0 alerts were escalated during the shift. 0 alerts are snoozed past the change. "
+        "1 alert was resolved during the shift. Median time to claim: 2 minutes."
+    )
     assert note.notification.id == handover.notification_id
     outsider_page = inbox_page(user=day["outsider"], warehouse_id=wid).items
     assert outsider_page == []

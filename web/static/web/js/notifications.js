@@ -7,7 +7,9 @@ import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i1
 import {
   DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
 } from "./lifecycle.js";
-import { acceptPath, handoverActions, isHandover } from "./handover.js";
+import {
+  HandoverDetails, acceptPath, handoverActions, handoverSummary, isHandover, shownTitle,
+} from "./handover.js";
 import { ActionQueue } from "./queue.js";
 
 // The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
@@ -80,6 +82,9 @@ export class NotificationCenter {
     this.me = currentUser();
     this.dialogId = null; // the notification the dialog shows
     this.desktop = new DesktopAlerts(byId("desktop-alerts"));
+    this.handoverDetails = new HandoverDetails(byId("dialog-handover"), {
+      openAlert: (id) => this.#openFromHandover(id),
+    });
     this.filter = FILTERS[memory.filter] ? memory.filter : "all";
     this.expanded = new Set(); // ids whose body is shown in full
     this.queue = new ActionQueue({
@@ -387,7 +392,7 @@ export class NotificationCenter {
   #renderSummaries() {
     const items = this.summaries.map((note) => h("li", { className: `sev-${note.severity}` },
       h("button", { type: "button", className: "summary", dataset: { id: note.id } },
-        h("span", { className: "summary-title" }, note.title),
+        h("span", { className: "summary-title" }, shownTitle(note)),
         h("span", { className: "summary-meta" },
           severityChip(note),
           h("span", { className: "type-chip", title: note.message_type },
@@ -417,18 +422,19 @@ export class NotificationCenter {
   /** One compact card: a row that opens it, then its body (tap to expand) and its buttons. */
   #card(note) {
     const expanded = this.expanded.has(note.id);
-    const body = note.body
+    const handover = isHandover(note);
+    const text = handover ? handoverSummary(note) : note.body;
+    const body = text
       ? h("button", {
         type: "button",
         className: expanded ? "inbox-item-body is-expanded" : "inbox-item-body",
         "aria-expanded": String(expanded),
         dataset: { expand: note.id },
-      }, note.body)
+      }, text)
       : h("span", { className: "inbox-item-body is-empty" });
     const queued = note.queued
       ? h("span", { className: "queued-flag" }, gettext("Waiting for the network"))
       : null;
-    const handover = isHandover(note);
     return h("li", {
       className: `inbox-entry sev-${note.severity} status-${note.status}`
         + (handover ? " handover-card" : ""),
@@ -441,7 +447,7 @@ export class NotificationCenter {
       },
       h("span", { className: "unread-dot", "aria-hidden": "true" }),
       h("span", { className: "inbox-main" },
-        h("span", { className: "inbox-item-title" }, note.title),
+        h("span", { className: "inbox-item-title" }, shownTitle(note)),
         h("span", { className: "inbox-meta-line" },
           severityChip(note),
           h("span", { className: "type-chip", title: note.message_type },
@@ -648,6 +654,16 @@ export class NotificationCenter {
     }
   }
 
+  /** A link of a handover's dialog: that alert, when this page has it. */
+  #openFromHandover(id) {
+    if (this.#find(id)) {
+      void this.open(id);
+      return;
+    }
+    this.toasts.show(gettext("That alert is not in this list any more."),
+                     { tone: "warning", warehouse: this.warehouseId });
+  }
+
   async markAllRead() {
     this.markAllButton.disabled = true;
     try {
@@ -698,12 +714,16 @@ export class NotificationCenter {
     this.dialogId = note.id;
     this.#renderLifecycle(this.#view(note));
     byId("dialog-type").textContent = this.typeName(note.message_type);
-    byId("dialog-title").textContent = note.title;
+    byId("dialog-title").textContent = shownTitle(note);
     const time = byId("dialog-time");
     time.dateTime = note.created_at;
     time.textContent = `${absoluteTime(created)} · ${relativeTime(created)}`;
-    byId("dialog-body").textContent = note.body;
-    const entries = Object.entries(note.data ?? {});
+    // A handover tells its content in sentences with links (handover.js), never as raw data.
+    const handover = isHandover(note);
+    byId("dialog-body").textContent = handover ? "" : note.body;
+    byId("dialog-body").hidden = handover;
+    void this.handoverDetails.show(note);
+    const entries = handover ? [] : Object.entries(note.data ?? {});
     replaceChildren(byId("dialog-data"), entries.flatMap(([key, value]) => [
       h("dt", {}, key),
       h("dd", {}, typeof value === "string" ? value : JSON.stringify(value)),
@@ -727,7 +747,7 @@ export class NotificationCenter {
     this.bell?.classList.add("ring");
     const newest = notes[notes.length - 1];
     const text = notes.length === 1
-      ? format(gettext("New: %(title)s"), { title: newest.title })
+      ? format(gettext("New: %(title)s"), { title: shownTitle(newest) })
       : format(ngettext("%(count)s new notification", "%(count)s new notifications",
                         notes.length), { count: notes.length });
     this.toasts.show(text, { action: () => this.open(newest.id), warehouse: this.warehouseId });
