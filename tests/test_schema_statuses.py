@@ -52,8 +52,8 @@ ANSWERS: dict[tuple[str, str], set[int]] = {
     ("get", "/api/v1/shifts/on-now/"): {200, 400, 403, 404},
     ("get", "/api/v1/push/key/"): {200, 403},
     ("get", "/api/v1/push/csrf/"): {200, 403},
-    ("post", PUSH): {200, 201, 400, 403},
-    ("delete", PUSH): {204, 400, 403},
+    ("post", PUSH): {200, 201, 400, 403, 409},
+    ("delete", PUSH): {204, 400, 403, 404},
 }
 # What a schema declares that the view must then really answer: its successes and conflicts.
 OWN = {200, 201, 204, 409}
@@ -214,6 +214,8 @@ def test_the_schema_lists_every_status_the_views_answer(floor, warehouse, role):
     call(alice, "post", PUSH, data={**browser, "endpoint": "https://evil.example/x"})
     call(alice, "post", PUSH, data=browser)
     call(alice, "post", PUSH, data=browser)  # stored already
+    call(bob, "post", PUSH, data={**browser, "keys": browser_keys()})  # alice's, other keys
+    call(bob, "delete", PUSH, data={"endpoint": browser["endpoint"]})  # alice's
     call(stranger, "delete", PUSH, data={"endpoint": browser["endpoint"]})
     call(alice, "delete", PUSH, data={})
     call(alice, "delete", PUSH, data={"endpoint": browser["endpoint"]})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -144,7 +144,10 @@ class ChatMessagesView(ChatAPIView):
     @extend_schema(
         request=MessageSendInputSerializer,
         parameters=[idempotency.OPENAPI_HEADER],
-        responses={201: MessageSerializer},
+        responses={
+            201: MessageSerializer,
+            422: OpenApiResponse(description="The Idempotency-Key was used for another request."),
+        },
         operation_id="chats_messages_create",
         summary="Send a message",
     )

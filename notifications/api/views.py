@@ -75,7 +75,7 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
     @extend_schema(
         request=s.PublishInput,
         parameters=[idempotency.OPENAPI_HEADER],
-        responses={201: s.PublishOutput},
+        responses={201: s.PublishOutput, 422: s.DetailOutput},
         summary="Publish a notification to its subscribers",
     )
     def post(self, request: Request) -> Response:
