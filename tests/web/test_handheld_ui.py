@@ -313,3 +313,59 @@ def test_toasts_cover_nothing_and_belong_to_the_shown_warehouse(
     expect(page.locator(".toast")).to_contain_text("New: Beijing needs you")
     expect(page.locator(".toast")).to_have_count(1)
     assert page.locator(".toast").get_attribute("data-warehouse") == str(other_warehouse.pk)
+
+
+def summary_titles(page: Page) -> list[str]:
+    return page.locator("#unread-list .summary-title").all_inner_texts()
+
+
+def test_open_critical_alerts_come_first_in_the_list_the_bell_and_live(
+    open_live_screen, crew, warehouse, clock
+):
+    """A critical published before four info alerts sits on top, not fifth; the bell's panel
+    has the same order, and the stream inserts a live critical at the top of the criticals and
+    a live info after them. A claimed critical is no longer first."""
+    alice, bob = crew
+    minute = 60_000
+    clock.move_by(-5 * minute)
+    critical = notify(warehouse, "Stock-out E-05-02", body="Pickers waiting", severity="critical")
+    for n in range(4):
+        clock.move_by((n - 4) * minute)
+        notify(warehouse, f"Check dock {n + 1}", body="Door sensor")
+    clock.move_by(0)
+    screen = open_live_screen(alice, **HANDHELD)
+    page = screen.page
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(5)
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    first = ["Stock-out E-05-02", "Check dock 4", "Check dock 3", "Check dock 2", "Check dock 1"]
+    assert titles(page) == first
+    assert box(entry(page, "Stock-out E-05-02"))["y"] < 640 / 2  # on the first screen
+
+    page.locator(".filters [data-filter=open]").tap()
+    expect(page.locator(".filters [data-filter=open]")).to_have_attribute("aria-pressed", "true")
+    assert titles(page) == first
+    page.locator("#bell-button").tap()
+    expect(page.locator("#unread-list .summary")).to_have_count(5)
+    assert summary_titles(page) == first
+
+    notify(warehouse, "Stock-out F-06-01", body="Pickers waiting", severity="critical")
+    notify(warehouse, "Check dock 5", body="Door sensor")
+
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(7)
+    live = ["Stock-out F-06-01", "Stock-out E-05-02", "Check dock 5", "Check dock 4"]
+    assert titles(page)[:4] == live
+    expect(page.locator("#unread-list .summary")).to_have_count(5)
+    assert summary_titles(page) == [*live, "Check dock 3"]
+    screen.shot("47-critical-first")
+    page.locator("#bell-button").tap()
+    expect(page.locator("#notification-panel")).to_be_hidden()
+
+    # Claimed, it is no longer open: it takes its place by time.
+    lifecycle.claim(user=bob, warehouse_id=warehouse.pk, notification_id=critical)
+    expect(entry(page, "Stock-out E-05-02")).to_have_count(0)  # Open shows open ones only
+    page.locator(".filters [data-filter=all]").tap()
+    expect(entry(page, "Stock-out E-05-02")).to_contain_text("Claimed by bob")
+    assert titles(page) == [
+        "Stock-out F-06-01", "Check dock 5", "Check dock 4", "Check dock 3", "Check dock 2",
+        "Check dock 1", "Stock-out E-05-02",
+    ]  # fmt: skip

@@ -23,6 +23,27 @@ const FILTERS = {
   resolved: (note) => note.status === "resolved",
 };
 const HOUR_MS = 3_600_000;
+// The filters whose list puts open critical alerts first; the others are by time alone.
+const CRITICAL_FIRST = new Set(["all", "open"]);
+
+/** Open and critical: what someone must go to now. */
+function isOpenCritical(note) {
+  return note.severity === "critical" && (note.status ?? "open") === "open";
+}
+
+/**
+ * The one order of the page: open critical alerts first, then the newest first. The list
+ * (in All and Open), the bell's panel and what the stream inserts all follow it. The API keeps
+ * its cursor order (clients page by it); only the page sorts.
+ */
+export function alertOrder(a, b) {
+  return Number(isOpenCritical(b)) - Number(isOpenCritical(a))
+    || b.created_at.localeCompare(a.created_at);
+}
+
+function newestFirst(a, b) {
+  return b.created_at.localeCompare(a.created_at);
+}
 
 /** A notification as it will be once the actions still waiting for the network are sent. */
 function withQueued(note, queued, me) {
@@ -357,8 +378,8 @@ export class NotificationCenter {
       since = page.next_since;
     }
     // A change of status moves a notification to the end of the cursor order; the inbox
-    // keeps showing the newest first by when they were published.
-    return items.sort((a, b) => b.created_at.localeCompare(a.created_at));
+    // keeps them newest first by when they were published (the filters sort what they show).
+    return items.sort(newestFirst);
   }
 
   #setCount(count) {
@@ -384,8 +405,20 @@ export class NotificationCenter {
     this.onCountChange(count);
   }
 
+  /**
+   * The bell's panel: my unread ones in the page's order, at most SUMMARY_SIZE. The unread
+   * endpoint's `latest` are the newest; an older unread critical the inbox holds goes above.
+   */
+  #panelNotes() {
+    const unread = new Map();
+    for (const note of [...this.summaries, ...this.inbox]) {
+      if (!unread.has(note.id) && isUnread(note) && !note.snoozed_until) unread.set(note.id, note);
+    }
+    return [...unread.values()].sort(alertOrder).slice(0, SUMMARY_SIZE);
+  }
+
   #renderSummaries() {
-    const items = this.summaries.map((note) => h("li", { className: `sev-${note.severity}` },
+    const items = this.#panelNotes().map((note) => h("li", { className: `sev-${note.severity}` },
       h("button", { type: "button", className: "summary", dataset: { id: note.id } },
         h("span", { className: "summary-title" }, note.title),
         h("span", { className: "summary-meta" },
@@ -406,7 +439,8 @@ export class NotificationCenter {
   #renderInbox(loading = false) {
     if (!this.inboxList) return;
     const keep = FILTERS[this.filter];
-    const shown = this.inbox.map((note) => this.#view(note)).filter((note) => keep(note, this.me));
+    const shown = this.inbox.map((note) => this.#view(note)).filter((note) => keep(note, this.me))
+      .sort(CRITICAL_FIRST.has(this.filter) ? alertOrder : newestFirst);
     const items = shown.map((note) => this.#card(note));
     replaceChildren(this.inboxList, items);
     this.inboxEmpty.hidden = loading || this.inbox.length > 0;
