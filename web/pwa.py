@@ -34,6 +34,7 @@ SHELL_STATIC = [
     "web/js/lifecycle.js",
     "web/js/notifications.js",
     "web/js/offline.js",
+    "web/js/onshift.js",
     "web/js/poller.js",
     "web/js/push.js",
     "web/js/queue.js",

@@ -6,6 +6,7 @@ import { byId } from "./dom.js";
 import { refreshTimes } from "./i18n.js";
 import { NotificationCenter } from "./notifications.js";
 import { Connection } from "./offline.js";
+import { OnShift } from "./onshift.js";
 import { Poller } from "./poller.js";
 import { Memory } from "./storage.js";
 import { LiveStream } from "./stream.js";
@@ -106,9 +107,17 @@ const live = config.stream ? new LiveStream({
   },
 }) : null;
 
+// Who is on shift now, in the bell's panel: asked each time the panel opens.
+const onShift = new OnShift({ url: config.api.onShift });
+byId("bell-button")?.addEventListener("click", () => {
+  if (!byId("notification-panel").hidden) void onShift.refresh();
+});
+
 function chooseWarehouse(id) {
   memory.warehouse = id;
   notifications.setWarehouse(id);
+  onShift.setWarehouse(id);
+  if (!byId("notification-panel").hidden) void onShift.refresh();
   live?.follow(id);
   const select = byId("warehouse-select");
   if (select) select.value = String(id);
