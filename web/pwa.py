@@ -25,6 +25,7 @@ SHELL_STATIC = [
     "web/icons/icon-192.png",
     "web/js/language.js",
     "web/js/main.js",
+    "web/js/alarm.js",
     "web/js/api.js",
     "web/js/chat.js",
     "web/js/contacts.js",

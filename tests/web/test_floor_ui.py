@@ -13,6 +13,7 @@ from django.contrib.auth.models import Group, User
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from notifications.services import publish
 from shifts import cache
 from shifts.models import Shift
 from subscriptions.models import Subscription, Warehouse
@@ -102,3 +103,87 @@ def test_someone_outside_the_shifts_sees_no_shift_panel(open_screen, crew, shift
     expect(page.locator("#notification-panel")).to_be_visible()
     expect(page.locator("#unread-empty")).to_be_visible()
     expect(page.locator("#on-shift")).to_be_hidden()
+
+
+# Records what the page does to get attention: navigator.vibrate(pattern) and each tone it
+# starts (Web Audio), before any script of the page runs.
+ALARM_HOOK = """
+window.__alarms = [];
+Object.defineProperty(Navigator.prototype, "vibrate", {
+  configurable: true,
+  value(pattern) { window.__alarms.push(["vibrate", pattern]); return true; },
+});
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) {
+  window.__alarms.push(["tone"]);
+  return start.apply(this, args);
+};
+"""
+
+
+def publish_one(warehouse: Warehouse, title: str, severity: str) -> None:
+    publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, severity=severity)
+
+
+def test_a_live_critical_sounds_and_vibrates_only_with_the_setting_on(
+    open_live_screen, crew, warehouse
+):
+    alice, _ = crew
+    screen = open_live_screen(alice, **HANDHELD)
+    page = screen.page
+    page.add_init_script(ALARM_HOOK)
+    page.reload()
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+
+    def alarms() -> list:
+        return page.evaluate("window.__alarms")
+
+    def arrived(title: str) -> None:
+        expect(page.locator("#inbox-list .inbox-entry", has_text=title)).to_have_count(1)
+
+    def setting_to(on: bool) -> None:
+        page.locator("#bell-button").tap()
+        setting.tap()
+        expect(setting).to_have_attribute("aria-pressed", "true" if on else "false")
+        page.locator("#bell-button").tap()
+        expect(page.locator("#notification-panel")).to_be_hidden()
+
+    setting = page.get_by_role("button", name="Sound for critical alerts")
+    page.locator("#bell-button").tap()
+    expect(setting).to_have_attribute("aria-pressed", "false")  # off by default
+    assert_reachable_44(setting)
+    page.locator("#bell-button").tap()
+
+    publish_one(warehouse, "Stock-out A-01-03", "critical")
+    arrived("Stock-out A-01-03")
+    assert alarms() == []  # off: nothing
+
+    setting_to(True)
+    publish_one(warehouse, "Stock-out B-02-01", "critical")
+    arrived("Stock-out B-02-01")
+    page.wait_for_function("window.__alarms.some(([kind]) => kind === 'vibrate')")
+    page.wait_for_function("window.__alarms.some(([kind]) => kind === 'tone')")
+    rung = len(alarms())
+    publish_one(warehouse, "Check dock 1", "info")
+    arrived("Check dock 1")
+    assert len(alarms()) == rung  # only a critical rings
+
+    page.reload()  # remembered on this device
+    page.locator("#bell-button").tap()
+    expect(setting).to_have_attribute("aria-pressed", "true")
+    page.locator("#bell-button").tap()
+    expect(page.locator("#notification-panel")).to_be_hidden()
+    setting_to(False)
+    publish_one(warehouse, "Stock-out C-03-02", "critical")
+    arrived("Stock-out C-03-02")
+    assert alarms() == []  # this page's record starts at the reload: nothing since
+    assert page.evaluate("localStorage.getItem('wms-notify:alert-sound')") == "off"
+
+
+def assert_reachable_44(locator) -> None:
+    box = locator.bounding_box()
+    assert box is not None
+    assert box["width"] >= 44
+    assert box["height"] >= 44
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 360

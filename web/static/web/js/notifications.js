@@ -7,6 +7,7 @@ import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i1
 import {
   DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
 } from "./lifecycle.js";
+import { CriticalAlarm } from "./alarm.js";
 import { acceptPath, handoverActions, isHandover } from "./handover.js";
 import { ActionQueue } from "./queue.js";
 
@@ -102,6 +103,7 @@ export class NotificationCenter {
     this.me = currentUser();
     this.dialogId = null; // the notification the dialog shows
     this.desktop = new DesktopAlerts(byId("desktop-alerts"));
+    this.alarm = new CriticalAlarm(byId("alert-sound"));
     this.filter = FILTERS[memory.filter] ? memory.filter : "all";
     this.expanded = new Set(); // ids whose body is shown in full
     this.queue = new ActionQueue({
@@ -778,6 +780,7 @@ export class NotificationCenter {
     for (const n of notes) this.announced.add(`${n.id}@${n.cursor}`);
     if (this.announced.size > 1000) this.announced = new Set([...this.announced].slice(-500));
     this.desktop.show(notes, (id) => this.open(id));
+    this.alarm.ring(notes);
     this.bell?.classList.remove("ring");
     void this.bell?.offsetWidth; // restart the animation
     this.bell?.classList.add("ring");
