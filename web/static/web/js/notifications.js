@@ -1,13 +1,13 @@
 // The bell, its panel of unread summaries, the inbox of the chosen warehouse, and the
 // dialog that shows one notification. Every piece of notification text is set as text.
 
+import { CriticalAlarm } from "./alarm.js";
 import { del, get, keptAt, post, describeError, idempotencyKey } from "./api.js";
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
 import {
   DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
 } from "./lifecycle.js";
-import { CriticalAlarm } from "./alarm.js";
 import { acceptPath, handoverActions, isHandover } from "./handover.js";
 import { ActionQueue } from "./queue.js";
 
@@ -37,7 +37,7 @@ function isOpenCritical(note) {
  * (in All and Open), the bell's panel and what the stream inserts all follow it. The API keeps
  * its cursor order (clients page by it); only the page sorts.
  */
-export function alertOrder(a, b) {
+function alertOrder(a, b) {
   return Number(isOpenCritical(b)) - Number(isOpenCritical(a))
     || b.created_at.localeCompare(a.created_at);
 }
