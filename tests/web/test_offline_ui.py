@@ -200,10 +200,14 @@ def test_the_shell_opens_without_a_network(open_screen, crew, live_server):
     page = screen.page
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == live_server.url + "/"
-    # The worker installed: the page itself is in its cache.
-    page.wait_for_function(
-        "caches.keys().then((names) => Promise.all(names.map((n) => caches.open(n)"
-        ".then((c) => c.match('/'))))).then((found) => found.some(Boolean))"
+    # The worker installed: the page itself is in its cache. (Evaluated in a loop:
+    # page.wait_for_function takes a promise for true at once.)
+    wait_until(
+        page,
+        lambda: page.evaluate(
+            "caches.keys().then((names) => Promise.all(names.map((n) => caches.open(n)"
+            ".then((c) => c.match('/'))))).then((found) => found.some(Boolean))"
+        ),
     )
 
     page.context.set_offline(True)
@@ -286,3 +290,25 @@ def test_an_offline_reload_shows_the_last_known_alerts_and_chats(open_live_scree
     expect(marker).to_be_hidden()
     expect(pill).not_to_have_text("Offline")
     assert events(alice, warehouse, ids[0]) == [("published", None), ("claimed", "alice")]
+
+
+KEPT_ANSWERS = "caches.keys().then((names) => names.filter((n) => n.startsWith('wms-answers-')))"
+
+
+def test_signing_out_drops_the_kept_answers(open_screen, crew, warehouse):
+    """The kept list names the user's alerts: a shared handheld must not show them to the next
+    one offline."""
+    alice, _ = crew
+    notify(warehouse, "Replenish A-01-03")
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(1)
+    wait_until(page, lambda: len(page.evaluate(KEPT_ANSWERS)) == 1)
+
+    page.locator("#account-button").tap()
+    page.locator(".sign-out").tap()
+
+    page.wait_for_url("**/login/**")
+    wait_until(page, lambda: page.evaluate(KEPT_ANSWERS) == [])
