@@ -44,6 +44,7 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
                 "chats": "/api/v1/chats/",
                 "contacts": "/api/v1/contacts/",
                 "stream": "/api/v1/stream/",
+                "onShift": reverse("shifts-on-now"),
             },
             "loginUrl": reverse(settings.LOGIN_URL),
         }

@@ -106,12 +106,9 @@ class Screen:
         self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
 
 
-@pytest.fixture
-def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Screen]]:
-    """open_screen(user) -> a fresh browser context signed in as `user`, on the warehouse page.
-
-    `size=(360, 640), mobile=True` emulates a handheld: a touch screen (tap, not click) and a
-    mobile viewport."""
+def _screens(browser: Browser, base_url: str) -> tuple[Callable[..., Screen], Callable[[], None]]:
+    """open_(user, ...) -> a Screen on `base_url`, and close() that ends them all and fails on
+    the JavaScript errors they raised."""
     contexts = []
     screens: list[Screen] = []
 
@@ -136,18 +133,41 @@ def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Sc
             client = Client()
             client.force_login(user)
             cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
-            context.add_cookies(
-                [{"name": cookie.key, "value": cookie.value, "url": live_server.url}]
-            )
+            context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": base_url}])
         page = context.new_page()
         screen = Screen(page)
         page.on("pageerror", lambda error: screen.errors.append(str(error)))
         screens.append(screen)
-        page.goto(live_server.url + path)
+        page.goto(base_url + path)
         return screen
 
+    def close() -> None:
+        for context in contexts:
+            context.close()
+        errors = [error for screen in screens for error in screen.errors]
+        assert errors == [], f"JavaScript errors on the page: {errors}"
+
+    return open_, close
+
+
+@pytest.fixture
+def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Screen]]:
+    """open_screen(user) -> a fresh browser context signed in as `user`, on the warehouse page.
+
+    `size=(360, 640), mobile=True` emulates a handheld: a touch screen (tap, not click) and a
+    mobile viewport."""
+    open_, close = _screens(browser, live_server.url)
     yield open_
-    for context in contexts:
-        context.close()
-    errors = [error for screen in screens for error in screen.errors]
-    assert errors == [], f"JavaScript errors on the page: {errors}"
+    close()
+
+
+@pytest.fixture
+def open_live_screen(
+    browser: Browser, asgi_server: str, settings: Any, transactional_db: None
+) -> Iterator[Callable[..., Screen]]:
+    """open_screen's twin on the ASGI server, where the event stream runs ("Live"). Polls are
+    30 s apart: what arrives sooner came by the stream."""
+    settings.UI_POLL_INTERVAL_SECONDS = 30
+    open_, close = _screens(browser, asgi_server)
+    yield open_
+    close()

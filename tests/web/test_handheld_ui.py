@@ -5,6 +5,7 @@ bodies, and toasts that never cover the list's buttons and belong to the shown w
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -313,3 +314,139 @@ def test_toasts_cover_nothing_and_belong_to_the_shown_warehouse(
     expect(page.locator(".toast")).to_contain_text("New: Beijing needs you")
     expect(page.locator(".toast")).to_have_count(1)
     assert page.locator(".toast").get_attribute("data-warehouse") == str(other_warehouse.pk)
+
+
+def summary_titles(page: Page) -> list[str]:
+    return page.locator("#unread-list .summary-title").all_inner_texts()
+
+
+def test_open_critical_alerts_come_first_in_the_list_the_bell_and_live(
+    open_live_screen, crew, warehouse, clock
+):
+    """A critical published before four info alerts sits on top, not fifth; the bell's panel
+    has the same order, and the stream inserts a live critical at the top of the criticals and
+    a live info after them. A claimed critical is no longer first."""
+    alice, bob = crew
+    minute = 60_000
+    clock.move_by(-5 * minute)
+    critical = notify(warehouse, "Stock-out E-05-02", body="Pickers waiting", severity="critical")
+    for n in range(4):
+        clock.move_by((n - 4) * minute)
+        notify(warehouse, f"Check dock {n + 1}", body="Door sensor")
+    clock.move_by(0)
+    screen = open_live_screen(alice, **HANDHELD)
+    page = screen.page
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(5)
+    expect(page.locator("#delivery-mode")).to_have_text("Live")
+    first = ["Stock-out E-05-02", "Check dock 4", "Check dock 3", "Check dock 2", "Check dock 1"]
+    assert titles(page) == first
+    assert box(entry(page, "Stock-out E-05-02"))["y"] < 640 / 2  # on the first screen
+
+    page.locator(".filters [data-filter=open]").tap()
+    expect(page.locator(".filters [data-filter=open]")).to_have_attribute("aria-pressed", "true")
+    assert titles(page) == first
+    page.locator("#bell-button").tap()
+    expect(page.locator("#unread-list .summary")).to_have_count(5)
+    assert summary_titles(page) == first
+
+    notify(warehouse, "Stock-out F-06-01", body="Pickers waiting", severity="critical")
+    notify(warehouse, "Check dock 5", body="Door sensor")
+
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(7)
+    live = ["Stock-out F-06-01", "Stock-out E-05-02", "Check dock 5", "Check dock 4"]
+    assert titles(page)[:4] == live
+    expect(page.locator("#unread-list .summary")).to_have_count(5)
+    assert summary_titles(page) == [*live, "Check dock 3"]
+    screen.shot("47-critical-first")
+    page.locator("#bell-button").tap()
+    expect(page.locator("#notification-panel")).to_be_hidden()
+
+    # Claimed, it is no longer open: it takes its place by time.
+    lifecycle.claim(user=bob, warehouse_id=warehouse.pk, notification_id=critical)
+    expect(entry(page, "Stock-out E-05-02")).to_have_count(0)  # Open shows open ones only
+    page.locator(".filters [data-filter=all]").tap()
+    expect(entry(page, "Stock-out E-05-02")).to_contain_text("Claimed by bob")
+    assert titles(page) == [
+        "Stock-out F-06-01", "Check dock 5", "Check dock 4", "Check dock 3", "Check dock 2",
+        "Check dock 1", "Stock-out E-05-02",
+    ]  # fmt: skip
+
+
+WHOLE_TEXT = """
+(element) => {
+  // What keeps this text from being read in full: shortened with an ellipsis, cut by a box
+  // that hides its overflow, off the screen, or a word broken over two lines.
+  const problems = [];
+  const r = element.getBoundingClientRect();
+  if (element.scrollWidth > element.clientWidth + 1) problems.push("shortened");
+  if (r.left < 0 || r.right > window.innerWidth + 0.5) problems.push("off the screen");
+  for (let box = element.parentElement; box; box = box.parentElement) {
+    const style = getComputedStyle(box);
+    if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+    const b = box.getBoundingClientRect();
+    if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5
+        || r.bottom > b.bottom + 0.5) {
+      problems.push(`cut by .${box.className}`);
+    }
+  }
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (range.getClientRects().length > 1) problems.push(`"${word[0]}" broken`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def assert_whole(locator: Locator, text: str) -> None:
+    expect(locator).to_have_text(text)
+    assert locator.evaluate(WHOLE_TEXT) == [], f"{text!r} cannot be read in full"
+
+
+def test_a_cards_status_is_never_cut(open_screen, crew, warehouse, make_user, role, rep_notice):
+    """The status of a card ("Claimed by …", "Snoozed until …", "Waiting for the network") is
+    read in full on a 360 px card next to a critical's chips: wrapped, never cut mid-word."""
+    alice, bob = crew
+    rep_notice.name_en = "Replenishment notice"
+    rep_notice.save()
+    rosalind = make_user("rosalind.mcallister", role)
+    claimed = notify(warehouse, "Stock-out E-05-02", body="Pickers waiting", severity="critical")
+    long_claim = notify(warehouse, "Stock-out E-05-03", body="Pickers waiting", severity="critical")
+    snoozed = notify(warehouse, "Replenish B-02-01", body="Stock is -5", severity="warning")
+    notify(warehouse, "Replenish A-01-03", body=LONG_BODY, severity="critical")
+    lifecycle.claim(user=alice, warehouse_id=warehouse.pk, notification_id=claimed)
+    lifecycle.claim(user=rosalind, warehouse_id=warehouse.pk, notification_id=long_claim)
+    lifecycle.snooze(
+        user=bob,
+        warehouse_id=warehouse.pk,
+        notification_id=snoozed,
+        until=int(time.time() * 1000) + 5 * 3_600_000,
+    )
+    screen = open_screen(bob, **HANDHELD)
+    page = screen.page
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(3)
+
+    assert_whole(entry(page, "Stock-out E-05-02").locator(".status-text"), "Claimed by alice")
+    assert_whole(
+        entry(page, "Stock-out E-05-03").locator(".status-text"),
+        "Claimed by rosalind.mcallister",
+    )
+
+    page.context.set_offline(True)
+    open_one = entry(page, "Replenish A-01-03")
+    open_one.get_by_role("button", name="Claim", exact=True).tap()
+    assert_whole(open_one.locator(".queued-flag"), "Waiting for the network")
+    assert_whole(open_one.locator(".status-text"), "Claimed by bob")
+    assert_no_sideways_overflow(page, 360)
+    screen.shot("48-status-whole")
+
+    page.locator(".filters [data-filter=snoozed]").tap()
+    flag = entry(page, "Replenish B-02-01").locator(".snoozed-flag")
+    expect(flag).to_contain_text("Snoozed until")
+    assert_whole(flag, flag.inner_text())
+    page.context.set_offline(False)

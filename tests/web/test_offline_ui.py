@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import Page, Request, Route, expect
 
+from messaging import services as chat_services
 from notifications import lifecycle, selectors
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
@@ -200,10 +201,14 @@ def test_the_shell_opens_without_a_network(open_screen, crew, live_server):
     page = screen.page
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == live_server.url + "/"
-    # The worker installed: the page itself is in its cache.
-    page.wait_for_function(
-        "caches.keys().then((names) => Promise.all(names.map((n) => caches.open(n)"
-        ".then((c) => c.match('/'))))).then((found) => found.some(Boolean))"
+    # The worker installed: the page itself is in its cache. (Evaluated in a loop:
+    # page.wait_for_function takes a promise for true at once.)
+    wait_until(
+        page,
+        lambda: page.evaluate(
+            "caches.keys().then((names) => Promise.all(names.map((n) => caches.open(n)"
+            ".then((c) => c.match('/'))))).then((found) => found.some(Boolean))"
+        ),
     )
 
     page.context.set_offline(True)
@@ -224,3 +229,87 @@ def test_the_page_links_its_manifest(open_screen, crew):
     )
     assert manifest["start_url"] == "/"
     assert manifest["display"] == "standalone"
+
+
+MINUTES = """
+(times) => times.map((ms) => new Intl.DateTimeFormat(document.documentElement.lang,
+  { timeStyle: "short" }).format(new Date(ms)))
+"""
+
+
+def test_an_offline_reload_shows_the_last_known_alerts_and_chats(open_live_screen, crew, warehouse):
+    """With 7 open alerts a reload without a network shows them (and the unread summary and the
+    chats), marked with the time they are from; the pill says Offline as soon as the browser
+    does; a claim waits for the network as before."""
+    alice, bob = crew
+    ids = [notify(warehouse, f"Replenish A-0{n + 1}-03") for n in range(7)]
+    chat = chat_services.chat_open_direct(user=bob, other_id=alice.pk)
+    chat_services.message_send(user=bob, chat_id=chat.id, body="Bin A-01-03 is empty")
+    screen = open_live_screen(alice, **HANDHELD)
+    page = screen.page
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # a later visit: the page runs under the service worker from the start
+    entries = page.locator("#inbox-list .inbox-entry")
+    expect(entries).to_have_count(7)
+    expect(page.locator("#chat-unread")).to_have_text("1")
+    pill = page.locator("#delivery-mode")
+    expect(pill).to_have_text("Live")
+    answered_from = int(page.evaluate("Date.now()"))
+
+    page.context.set_offline(True)
+
+    expect(pill).to_have_text("Offline")  # the stream has not noticed yet; the browser has
+    answered_until = int(page.evaluate("Date.now()"))
+    page.reload()
+
+    expect(entries).to_have_count(7)
+    expect(page.locator("#inbox-empty")).to_be_hidden()
+    expect(pill).to_have_text("Offline")
+    marker = page.locator("#inbox-offline")
+    expect(marker).to_be_visible()
+    times = page.evaluate(MINUTES, [answered_from, answered_until])
+    assert marker.inner_text() in {f"Offline \u2013 as of {t}" for t in times}
+    expect(page.locator("#unread-count")).to_have_text("7")
+    expect(page.locator("#chat-unread")).to_have_text("1")
+    screen.shot("52-offline-reload")
+    page.locator("#bell-button").tap()
+    expect(page.locator("#unread-list .summary")).to_have_count(5)
+    expect(page.locator("#notification-panel .offline-copy")).to_have_text(marker.inner_text())
+    page.locator("#bell-button").tap()
+    page.locator("#chat-button").tap()
+    expect(page.locator("#chat-list")).to_contain_text("Bin A-01-03 is empty")
+    expect(page.locator("#chat-panel .offline-copy").first).to_have_text(marker.inner_text())
+    page.locator("#chat-panel .chat-view:not([hidden]) .chat-close").tap()
+
+    # Actions queue as before, and go when the network is back.
+    item = card(page, "Replenish A-01-03")
+    item.get_by_role("button", name="Claim", exact=True).tap()
+    expect(item).to_contain_text("Waiting for the network")
+    page.context.set_offline(False)
+    expect(item).not_to_contain_text("Waiting for the network")
+    expect(item).to_contain_text("Claimed by alice")
+    expect(marker).to_be_hidden()
+    expect(pill).not_to_have_text("Offline")
+    assert events(alice, warehouse, ids[0]) == [("published", None), ("claimed", "alice")]
+
+
+KEPT_ANSWERS = "caches.keys().then((names) => names.filter((n) => n.startsWith('wms-answers-')))"
+
+
+def test_signing_out_drops_the_kept_answers(open_screen, crew, warehouse):
+    """The kept list names the user's alerts: a shared handheld must not show them to the next
+    one offline."""
+    alice, _ = crew
+    notify(warehouse, "Replenish A-01-03")
+    screen = open_screen(alice, **HANDHELD)
+    page = screen.page
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    expect(page.locator("#inbox-list .inbox-entry")).to_have_count(1)
+    wait_until(page, lambda: len(page.evaluate(KEPT_ANSWERS)) == 1)
+
+    page.locator("#account-button").tap()
+    page.locator(".sign-out").tap()
+
+    page.wait_for_url("**/login/**")
+    wait_until(page, lambda: page.evaluate(KEPT_ANSWERS) == [])

@@ -333,3 +333,66 @@ def test_the_push_alerts_toggle_subscribes_this_browser_per_warehouse(
     expect(toggle).to_have_attribute("aria-pressed", "false")
     assert not PushSubscription.objects.exists()
     assert page.evaluate("window.__unsubscribed") is True
+
+
+# The browser's push service fails once (as Chromium's does without a network: "Registration
+# failed - push service error"), then answers with an endpoint this server does not post to.
+FAILING_PUSH_MANAGER = """
+(() => {
+  let tries = 0;
+  PushManager.prototype.getSubscription = async function () { return null; };
+  PushManager.prototype.subscribe = async function () {
+    tries += 1;
+    if (tries === 1) {
+      throw new DOMException("Registration failed - push service error", "AbortError");
+    }
+    const endpoint = "https://push.example.net/wp/alice-phone";
+    return {
+      endpoint,
+      toJSON: () => ({ endpoint, expirationTime: null, keys: %s }),
+      unsubscribe: async () => true,
+    };
+  };
+})();
+"""
+
+
+def test_a_failed_push_registration_says_why_on_a_handheld(open_screen, live_server, crew):
+    """On a touch screen no tooltip is ever seen: the failure is said under the button, with
+    what to do, and the button stays off."""
+    keys = Browser("https://push.example.net/wp/alice-phone").keys
+    screen = open_screen(crew, size=(360, 640), mobile=True)
+    page = screen.page
+    page.context.grant_permissions(["notifications"], origin=live_server.url)
+    page.add_init_script(FAILING_PUSH_MANAGER % json.dumps(keys))
+    page.reload()
+    page.locator("#bell-button").tap()
+    toggle = page.get_by_role("button", name="Push alerts")
+    message = page.locator("#push-message")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    expect(message).to_be_hidden()
+
+    toggle.tap()
+
+    expect(message).to_be_visible()
+    expect(message).to_have_text(
+        "Push alerts are off: the browser's push service could not be reached. "
+        "Check the network, then tap Push alerts again."
+    )
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    shown = message.bounding_box()  # on the screen, to be read where it is
+    assert shown is not None
+    assert shown["y"] >= 0
+    assert shown["y"] + shown["height"] <= 640
+    assert shown["x"] >= 0
+    assert shown["x"] + shown["width"] <= 360
+    screen.shot("53-push-failed")
+
+    toggle.tap()  # the push service answers now, with an endpoint the server refuses
+
+    expect(message).to_have_text(
+        "Push alerts are off: push.example.net is not a push service this server sends to. "
+        "Ask an administrator to allow this browser's push service."
+    )
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    assert not PushSubscription.objects.exists()

@@ -3,9 +3,13 @@ the warehouse the page opens on, and message type names in the page's language."
 
 from __future__ import annotations
 
+import json
+import re
 import struct
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from subscriptions.models import MessageType, Subscription
@@ -61,7 +65,27 @@ def test_the_service_worker_is_served_from_the_root(client: Client):
     assert 'try {\n  importScripts("/static/web/js/sw-push.js");\n} catch' in head
     for url in ("/static/web/js/main.js", "/static/web/js/queue.js", "/static/web/app.css"):
         assert f'"{url}"' in script
-    assert "/api/" not in script  # the API is never cached
+    shell = json.loads(script.split("const SHELL = ", 1)[1].split(";\n", 1)[0])
+    assert not [url for url in shell if url.startswith("/api/")]  # the API is not the shell
+
+
+def test_the_shell_holds_every_script_the_page_loads(client: Client, make_user):
+    """Offline, a module missing from the shell stops every module that imports it: the page
+    would open without its scripts."""
+    client.force_login(make_user("alice"))
+    page = client.get("/").content.decode()
+    shell = set(
+        json.loads(
+            client.get("/sw.js").content.decode().split("const SHELL = ", 1)[1].split(";\n", 1)[0]
+        )
+    )
+    scripts = set(re.findall(r'<script[^>]+src="(/static/[^"]+)"', page))
+    folder = Path(settings.BASE_DIR) / "web" / "static" / "web" / "js"
+    for path in folder.glob("*.js"):
+        imported = re.findall(r'^import .* from "\./([a-z-]+\.js)";$', path.read_text(), re.M)
+        scripts.update(f"/static/web/js/{name}" for name in imported)
+    assert scripts, "the page loads scripts"
+    assert sorted(scripts - shell) == []
 
 
 def test_the_page_links_the_manifest_and_the_worker(client: Client, make_user):

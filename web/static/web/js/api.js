@@ -54,14 +54,41 @@ function remember(key, etag, payload) {
   if (answers.size > KEPT_ANSWERS) answers.delete(answers.keys().next().value);
 }
 
+// Answers the service worker keeps for a reload without a network (sw.js): a request asks for
+// it with `keep` (the user's id); when the network does not answer, the worker gives the kept
+// copy, marked with the time it got it.
+const KEEP_HEADER = "X-Wms-Keep";
+const KEPT_AT_HEADER = "X-Wms-Kept-At";
+const keptAnswers = new WeakMap(); // payload -> when the worker got it (ms)
+const answerListeners = new Set();
+
+/** When the service worker got this answer, if it gave its kept copy (ms); else null. */
+export function keptAt(payload) {
+  return (payload && typeof payload === "object" && keptAnswers.get(payload)) || null;
+}
+
+/** listener({keptAt}) hears of every answer: keptAt is null for the server's answer of now. */
+export function onAnswer(listener) {
+  answerListeners.add(listener);
+}
+
+function answered(payload, kept) {
+  if (payload && typeof payload === "object") {
+    if (kept) keptAnswers.set(payload, kept);
+    else keptAnswers.delete(payload);
+  }
+  for (const listener of answerListeners) listener({ keptAt: kept });
+}
+
 export async function request(method, url, {
-  params, body, headers: extra = {}, timeoutMs = 15000,
+  params, body, headers: extra = {}, timeoutMs = 15000, keep = null,
 } = {}) {
   const target = new URL(url, window.location.origin);
   for (const [key, value] of Object.entries(params ?? {})) {
     if (value !== undefined && value !== null) target.searchParams.set(key, String(value));
   }
   const headers = { Accept: "application/json", ...extra };
+  if (keep !== null && method === "GET") headers[KEEP_HEADER] = String(keep);
   if (method !== "GET") {
     headers["Content-Type"] = "application/json";
     headers["X-CSRFToken"] = csrfToken();
@@ -88,8 +115,14 @@ export async function request(method, url, {
   } finally {
     window.clearTimeout(timer);
   }
-  if (response.status === 204) return null;
-  if (response.status === 304 && known) return known.payload;
+  if (response.status === 204) {
+    answered(null, null);
+    return null;
+  }
+  if (response.status === 304 && known) {
+    answered(known.payload, null); // confirmed current, even if it was a kept copy
+    return known.payload;
+  }
   let payload = null;
   try {
     payload = await response.json();
@@ -103,10 +136,13 @@ export async function request(method, url, {
   }
   const etag = response.headers.get("ETag");
   if (method === "GET" && etag) remember(key, etag, payload);
+  const kept = Number.parseInt(response.headers.get(KEPT_AT_HEADER) ?? "", 10);
+  answered(payload, Number.isFinite(kept) ? kept : null);
   return payload;
 }
 
-export const get = (url, params) => request("GET", url, { params });
+/** `keep`: the user's id, for an answer the service worker keeps for a reload offline. */
+export const get = (url, params, { keep = null } = {}) => request("GET", url, { params, keep });
 export const post = (url, body, headers) => request("POST", url, { body, headers });
 export const del = (url, params) => request("DELETE", url, { params });
 

@@ -125,7 +125,8 @@ export class ChatPanel {
     this.pushedDuringPoll = pushed;
     let answer;
     try {
-      answer = await get(this.url);
+      // Kept by the service worker: a reload without a network shows the chats it knew.
+      answer = await get(this.url, undefined, { keep: this.me.id });
     } finally {
       if (this.pushedDuringPoll === pushed) this.pushedDuringPoll = null;
     }

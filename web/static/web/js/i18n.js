@@ -14,6 +14,7 @@ const clockFormat = new Intl.DateTimeFormat(LANG, { timeStyle: "medium" });
 const shortFormat = new Intl.DateTimeFormat(LANG, {
   month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
 });
+const hourFormat = new Intl.DateTimeFormat(LANG, { timeStyle: "short" });
 const relativeFormat = new Intl.RelativeTimeFormat(LANG, { numeric: "auto", style: "short" });
 
 export function absoluteTime(date) {
@@ -22,6 +23,12 @@ export function absoluteTime(date) {
 
 export function clockTime(date) {
   return clockFormat.format(date);
+}
+
+/** "14:02" (or "2:02 PM") today; with the date on another day. */
+export function shortTime(date, now = new Date()) {
+  return date.toDateString() === now.toDateString()
+    ? hourFormat.format(date) : shortFormat.format(date);
 }
 
 /** "just now", "5 min ago", "3 hr ago"; older than two days: a short date. */

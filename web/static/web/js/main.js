@@ -3,8 +3,10 @@
 
 import { ChatPanel } from "./chat.js";
 import { byId } from "./dom.js";
-import { format, refreshTimes } from "./i18n.js";
+import { refreshTimes } from "./i18n.js";
 import { NotificationCenter } from "./notifications.js";
+import { Connection } from "./offline.js";
+import { OnShift } from "./onshift.js";
 import { Poller } from "./poller.js";
 import { Memory } from "./storage.js";
 import { LiveStream } from "./stream.js";
@@ -78,8 +80,14 @@ const poller = new Poller({
   },
 });
 
+// The pill (Live, Polling, Offline) and "Offline – as of 14:02" over what is shown.
+const connection = new Connection({
+  pill: byId("delivery-mode"),
+  markers: document.querySelectorAll(".offline-copy"),
+  pollIntervalSeconds: config.pollIntervalSeconds,
+});
+
 // Pushed events when the stream gets through; polling (as above) whenever it does not.
-const modeBadge = byId("delivery-mode");
 const live = config.stream ? new LiveStream({
   url: config.api.stream,
   cursorOf: (warehouseId) => memory.cursor(warehouseId),
@@ -93,21 +101,23 @@ const live = config.stream ? new LiveStream({
   },
   onMode: (mode) => {
     const isLive = mode === "live";
-    modeBadge.hidden = false;
-    modeBadge.dataset.mode = mode;
-    modeBadge.textContent = isLive ? gettext("Live") : gettext("Polling");
-    modeBadge.title = isLive
-      ? gettext("Updates arrive as they happen.")
-      : format(gettext("Checking for updates every %(seconds)s s."),
-               { seconds: config.pollIntervalSeconds });
+    connection.setMode(mode);
     poller.setInterval((isLive ? config.streamReconcileSeconds : config.pollIntervalSeconds) * 1000);
     if (!isLive) poller.pollNow();
   },
 }) : null;
 
+// Who is on shift now, in the bell's panel: asked each time the panel opens.
+const onShift = new OnShift({ url: config.api.onShift });
+byId("bell-button")?.addEventListener("click", () => {
+  if (!byId("notification-panel").hidden) void onShift.refresh();
+});
+
 function chooseWarehouse(id) {
   memory.warehouse = id;
   notifications.setWarehouse(id);
+  onShift.setWarehouse(id);
+  if (!byId("notification-panel").hidden) void onShift.refresh();
   live?.follow(id);
   const select = byId("warehouse-select");
   if (select) select.value = String(id);

@@ -1,7 +1,8 @@
 // The bell, its panel of unread summaries, the inbox of the chosen warehouse, and the
 // dialog that shows one notification. Every piece of notification text is set as text.
 
-import { del, get, post, describeError, idempotencyKey } from "./api.js";
+import { CriticalAlarm } from "./alarm.js";
+import { del, get, keptAt, post, describeError, idempotencyKey } from "./api.js";
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
 import {
@@ -25,6 +26,27 @@ const FILTERS = {
   resolved: (note) => note.status === "resolved",
 };
 const HOUR_MS = 3_600_000;
+// The filters whose list puts open critical alerts first; the others are by time alone.
+const CRITICAL_FIRST = new Set(["all", "open"]);
+
+/** Open and critical: what someone must go to now. */
+function isOpenCritical(note) {
+  return note.severity === "critical" && (note.status ?? "open") === "open";
+}
+
+/**
+ * The one order of the page: open critical alerts first, then the newest first. The list
+ * (in All and Open), the bell's panel and what the stream inserts all follow it. The API keeps
+ * its cursor order (clients page by it); only the page sorts.
+ */
+function alertOrder(a, b) {
+  return Number(isOpenCritical(b)) - Number(isOpenCritical(a))
+    || b.created_at.localeCompare(a.created_at);
+}
+
+function newestFirst(a, b) {
+  return b.created_at.localeCompare(a.created_at);
+}
 
 /** A notification as it will be once the actions still waiting for the network are sent. */
 function withQueued(note, queued, me) {
@@ -62,6 +84,7 @@ export class NotificationCenter {
     this.summaries = [];
     this.inbox = [];
     this.stale = true; // summaries and inbox need fetching
+    this.loaded = false; // the inbox of this warehouse has been fetched (or kept) at least once
     // "<id>@<cursor>" of what was announced: a poll that was in flight when the stream
     // delivered the same news must not announce it a second time.
     this.announced = new Set();
@@ -85,6 +108,7 @@ export class NotificationCenter {
     this.handoverDetails = new HandoverDetails(byId("dialog-handover"), {
       openAlert: (id) => this.#openFromHandover(id),
     });
+    this.alarm = new CriticalAlarm(byId("alert-sound"));
     this.filter = FILTERS[memory.filter] ? memory.filter : "all";
     this.expanded = new Set(); // ids whose body is shown in full
     this.queue = new ActionQueue({
@@ -152,6 +176,7 @@ export class NotificationCenter {
     this.summaries = [];
     this.inbox = [];
     this.stale = true;
+    this.loaded = false;
     const warehouse = this.warehouses.find((w) => w.id === id);
     byId("inbox-warehouse-code").textContent = warehouse?.code ?? "";
     byId("inbox-title").textContent = warehouse?.name ?? "";
@@ -161,7 +186,7 @@ export class NotificationCenter {
     this.#renderCount();
     this.#renderSummaries();
     this.#renderFilters();
-    this.#renderInbox(true);
+    this.#renderInbox();
     this.#renderQueue();
   }
 
@@ -223,7 +248,17 @@ export class NotificationCenter {
     if (warehouseId === null) return;
     const cursor = this.memory.cursor(warehouseId);
     const events = this.events;
-    const page = await this.#fetchSince(warehouseId, cursor);
+    let page;
+    try {
+      page = await this.#fetchSince(warehouseId, cursor);
+    } catch (error) {
+      // No network and nothing shown yet (a reload in the freezer): show what the service
+      // worker kept of this warehouse. The round still fails, so the page keeps trying.
+      if (error?.status === 0 && !this.loaded && warehouseId === this.warehouseId) {
+        await this.#reload(warehouseId).catch(() => {});
+      }
+      throw error;
+    }
     if (warehouseId !== this.warehouseId) return; // switched while the request ran
     const overtaken = this.events !== events;
     // The stream may have moved the cursor past this answer while the request ran.
@@ -313,7 +348,8 @@ export class NotificationCenter {
   async #reloadCount(warehouseId) {
     const events = this.events;
     try {
-      const unread = await get(`${this.url}unread/`, { warehouse: warehouseId });
+      const unread = await get(`${this.url}unread/`, { warehouse: warehouseId },
+                               { keep: this.me.id });
       if (warehouseId !== this.warehouseId) return;
       if (this.events !== events) {
         this.stale = true; // more events came meanwhile: the next poll reconciles
@@ -329,8 +365,8 @@ export class NotificationCenter {
 
   async #reload(warehouseId) {
     const events = this.events;
-    const [unread, inbox] = await Promise.all([
-      get(`${this.url}unread/`, { warehouse: warehouseId }),
+    const [unread, { items: inbox, fromCopy }] = await Promise.all([
+      get(`${this.url}unread/`, { warehouse: warehouseId }, { keep: this.me.id }),
       this.#fetchInbox(warehouseId),
     ]);
     if (warehouseId !== this.warehouseId) return;
@@ -340,21 +376,27 @@ export class NotificationCenter {
     }
     this.summaries = unread.latest;
     this.inbox = inbox;
+    this.loaded = true;
     this.#refreshDialog();
-    this.stale = false;
+    // What the service worker kept may be older than the cursor: the first poll that gets
+    // through fetches it all again.
+    this.stale = fromCopy || keptAt(unread) !== null;
     this.#setCount(unread.unread_count);
     this.#renderSummaries();
     this.#renderInbox();
     if (this.filter === "snoozed") await this.#loadSnoozed(warehouseId);
   }
 
+  /** The inbox, newest first; fromCopy: (some of) it is what the service worker kept. */
   async #fetchInbox(warehouseId) {
     // Results come oldest first, a page at a time: walk forward and keep the newest.
     let items = [];
     let since;
+    let fromCopy = false;
     for (let pageNo = 0; pageNo < INBOX_MAX_PAGES; pageNo += 1) {
       const page = await get(this.url, { warehouse: warehouseId, include_read: "true",
-                                         limit: INBOX_SIZE, since });
+                                         limit: INBOX_SIZE, since }, { keep: this.me.id });
+      fromCopy ||= keptAt(page) !== null;
       items = items.concat(page.results);
       // Keep the latest state of each: a changed one comes again with a higher cursor.
       items = [...new Map(items.map((n) => [n.id, n])).values()].slice(-INBOX_SIZE);
@@ -362,8 +404,8 @@ export class NotificationCenter {
       since = page.next_since;
     }
     // A change of status moves a notification to the end of the cursor order; the inbox
-    // keeps showing the newest first by when they were published.
-    return items.sort((a, b) => b.created_at.localeCompare(a.created_at));
+    // keeps them newest first by when they were published (the filters sort what they show).
+    return { items: items.sort(newestFirst), fromCopy };
   }
 
   #setCount(count) {
@@ -389,8 +431,20 @@ export class NotificationCenter {
     this.onCountChange(count);
   }
 
+  /**
+   * The bell's panel: my unread ones in the page's order, at most SUMMARY_SIZE. The unread
+   * endpoint's `latest` are the newest; an older unread critical the inbox holds goes above.
+   */
+  #panelNotes() {
+    const unread = new Map();
+    for (const note of [...this.summaries, ...this.inbox]) {
+      if (!unread.has(note.id) && isUnread(note) && !note.snoozed_until) unread.set(note.id, note);
+    }
+    return [...unread.values()].sort(alertOrder).slice(0, SUMMARY_SIZE);
+  }
+
   #renderSummaries() {
-    const items = this.summaries.map((note) => h("li", { className: `sev-${note.severity}` },
+    const items = this.#panelNotes().map((note) => h("li", { className: `sev-${note.severity}` },
       h("button", { type: "button", className: "summary", dataset: { id: note.id } },
         h("span", { className: "summary-title" }, shownTitle(note)),
         h("span", { className: "summary-meta" },
@@ -408,15 +462,20 @@ export class NotificationCenter {
       : "";
   }
 
-  #renderInbox(loading = false) {
+  #renderInbox() {
     if (!this.inboxList) return;
     const keep = FILTERS[this.filter];
-    const shown = this.inbox.map((note) => this.#view(note)).filter((note) => keep(note, this.me));
+    const shown = this.inbox.map((note) => this.#view(note)).filter((note) => keep(note, this.me))
+      .sort(CRITICAL_FIRST.has(this.filter) ? alertOrder : newestFirst);
     const items = shown.map((note) => this.#card(note));
     replaceChildren(this.inboxList, items);
-    this.inboxEmpty.hidden = loading || this.inbox.length > 0;
+    // "Nothing in the last three days" only once the inbox is known (not while it loads, nor
+    // offline with nothing kept).
+    this.inboxEmpty.hidden = !this.loaded || this.inbox.length > 0;
     const filterEmpty = byId("filter-empty");
-    if (filterEmpty) filterEmpty.hidden = loading || this.inbox.length === 0 || items.length > 0;
+    if (filterEmpty) {
+      filterEmpty.hidden = !this.loaded || this.inbox.length === 0 || items.length > 0;
+    }
   }
 
   /** One compact card: a row that opens it, then its body (tap to expand) and its buttons. */
@@ -742,6 +801,7 @@ export class NotificationCenter {
     for (const n of notes) this.announced.add(`${n.id}@${n.cursor}`);
     if (this.announced.size > 1000) this.announced = new Set([...this.announced].slice(-500));
     this.desktop.show(notes, (id) => this.open(id));
+    this.alarm.ring(notes);
     this.bell?.classList.remove("ring");
     void this.bell?.offsetWidth; // restart the animation
     this.bell?.classList.add("ring");

@@ -2,8 +2,9 @@
 // server's VAPID key, to the critical alerts of the shown warehouse, so they arrive with the
 // page closed. The service worker (/sw.js, which loads sw-push.js) shows them.
 
-import { request } from "./api.js";
+import { ApiError, request } from "./api.js";
 import { byId, h } from "./dom.js";
+import { format } from "./i18n.js";
 
 const API = "/api/v1/push/";
 const config = JSON.parse(byId("wms-config")?.textContent ?? "null");
@@ -43,9 +44,21 @@ function sameKey(subscription, key) {
   return a.length === key.length && a.every((byte, i) => byte === key[i]);
 }
 
+/** Why turning push alerts on failed: which step ("permission", "worker", "service"). */
+class PushFailure extends Error {
+  constructor(step, cause = null) {
+    super(cause?.message ?? step);
+    this.step = step;
+  }
+}
+
 async function registration() {
   // Registering the same script again is a no-op: the page may register /sw.js elsewhere too.
-  await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  try {
+    await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  } catch (error) {
+    throw new PushFailure("worker", error);
+  }
   return navigator.serviceWorker.ready;
 }
 
@@ -57,7 +70,37 @@ async function subscription(create) {
   const key = keyBytes(publicKey);
   if (existing && sameKey(existing, key)) return existing;
   await existing?.unsubscribe(); // made with a key the server no longer has
-  return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  try {
+    return await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  } catch (error) {
+    // NotAllowedError: notifications are blocked; anything else: the browser's push service
+    // (Chromium says "Registration failed - push service error" when it cannot reach it).
+    throw new PushFailure(error?.name === "NotAllowedError" ? "permission" : "service", error);
+  }
+}
+
+/** What went wrong and what to do, in a sentence or two for the message under the button. */
+function explain(error) {
+  let why;
+  if (error instanceof PushFailure && error.step === "permission") {
+    why = gettext("notifications are blocked for this site. Allow them in the browser's site settings, then tap Push alerts again.");
+  } else if (error instanceof PushFailure && error.step === "dismissed") {
+    why = gettext("the browser did not get permission to notify. Tap Push alerts again and choose Allow.");
+  } else if (error instanceof PushFailure && error.step === "worker") {
+    why = gettext("this page could not install its service worker (it needs HTTPS). Ask an administrator.");
+  } else if (error instanceof PushFailure) {
+    why = gettext("the browser's push service could not be reached. Check the network, then tap Push alerts again.");
+  } else if (error instanceof ApiError && error.status === 0) {
+    why = gettext("no connection to the server. Tap Push alerts again when the network is back.");
+  } else if (error instanceof ApiError && error.status === 400 && error.detail) {
+    // The server refuses the endpoint: its host is not an allowed push service.
+    why = format(gettext("%(reason)s Ask an administrator to allow this browser's push service."),
+                 { reason: error.detail });
+  } else {
+    why = format(gettext("%(reason)s Tap Push alerts again to retry."),
+                 { reason: error?.message || gettext("something went wrong.") });
+  }
+  return format(gettext("Push alerts are off: %(why)s"), { why });
 }
 
 async function save(sub, warehouses) {
@@ -88,8 +131,15 @@ function setup() {
     },
     gettext("Push alerts"),
   );
-  if (anchor) anchor.after(button);
-  else select.parentElement.append(button);
+  // Said under the button, not in a tooltip: a touch screen never shows one.
+  const message = h("p", { id: "push-message", className: "form-error push-message",
+                           role: "alert", hidden: true });
+  if (anchor) {
+    anchor.after(button);
+    anchor.parentElement.append(message);
+  } else {
+    select.parentElement.append(button, message);
+  }
 
   let on = false;
   async function render() {
@@ -97,28 +147,42 @@ function setup() {
     on = Boolean(sub) && subscribedWarehouses().includes(shownWarehouse());
     button.setAttribute("aria-pressed", String(on));
     button.classList.toggle("is-on", on);
+    // Blocked: the button goes, but a message saying so stays until the warehouse changes.
     button.hidden = Notification.permission === "denied";
+  }
+
+  function say(text) {
+    message.textContent = text;
+    message.hidden = !text;
+    if (text) message.scrollIntoView({ block: "nearest" });
   }
 
   button.addEventListener("click", async () => {
     button.disabled = true;
+    say("");
     try {
       const others = subscribedWarehouses().filter((id) => id !== shownWarehouse());
       if (on) {
         const sub = await subscription(false);
         if (sub) await save(sub, others);
         else remember(others);
-      } else if ((await Notification.requestPermission()) === "granted") {
+      } else {
+        const permission = await Notification.requestPermission();
+        if (permission === "denied") throw new PushFailure("permission");
+        if (permission !== "granted") throw new PushFailure("dismissed");
         await save(await subscription(true), [...others, shownWarehouse()]);
       }
     } catch (error) {
-      button.title = error?.message || String(error);
+      say(explain(error));
     } finally {
       button.disabled = false;
       await render();
     }
   });
-  select.addEventListener("change", render);
+  select.addEventListener("change", () => {
+    say("");
+    void render();
+  });
 
   // A push notification's Open: show its warehouse.
   navigator.serviceWorker.addEventListener("message", (event) => {
