@@ -260,12 +260,9 @@ def _status_line(dry_run: SqlRuleDryRun) -> str:
     asked = f"asked for by {who} at {timestamps.iso(dry_run.created_at)}"
     if dry_run.status == DryRunStatus.PENDING:
         return f"Waiting for a worker ({asked})…"
-    if dry_run.status == DryRunStatus.RUNNING:
+    if dry_run.status == DryRunStatus.RUNNING:  # in a worker, or in run_rules
         started = timestamps.iso(dry_run.started_at or dry_run.created_at)
-        return (
-            f"Running in a worker since {started} (time limit {dry_run.timeout_seconds:g} s; "
-            f"{asked})…"
-        )
+        return f"Running since {started} (time limit {dry_run.timeout_seconds:g} s; {asked})…"
     if dry_run.status == DryRunStatus.FAILED:
         return f"Failed ({asked}): the rule cannot be activated with this query."
     if dry_run.query != dry_run.rule.query:

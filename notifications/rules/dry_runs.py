@@ -3,16 +3,19 @@ activation checks (SPEC 4 and 10).
 
 The admin's Dry run records a pending dry run and queues it for a Celery worker on the `rules`
 queue (`dry_run_request`); the web request never runs the rule's SQL, and the admin's page
-refreshes until the worker has recorded the result. The worker finishes it through
-`dry_run_perform`, the one place that records a result and, when it passed, the query on the
-rule (SqlRule.dry_run_passed_query), which is what lets the rule be activated.
+refreshes until the worker has recorded the result. `manage.py run_rules --dry-run` records
+an SQL rule's dry run the same way (`dry_run_open`) and runs it in its own process
+(`dry_run_here`). Both finish through `dry_run_perform`, the one place that records a result
+and, when it passed, the query on the rule (SqlRule.dry_run_passed_query), which is what lets
+the rule be activated.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 # Finished dry runs kept per rule (the newest); older ones go when a new one is recorded.
 KEPT_PER_RULE = 10
+# How often run_rules looks again at a dry run that another process is running.
+WAIT_POLL_SECONDS = 0.5
 
 
 def dry_run_request(*, rule: SqlRule, by: User | None) -> SqlRuleDryRun:
@@ -46,6 +51,32 @@ def dry_run_request(*, rule: SqlRule, by: User | None) -> SqlRuleDryRun:
     if created:
         dry_run_id, timeout = dry_run.pk, dry_run.timeout_seconds
         transaction.on_commit(lambda: _enqueue(dry_run_id, timeout))
+    return dry_run
+
+
+def dry_run_here(
+    *, rule: SqlRule, by: User | None = None, progress: Callable[[str], None] | None = None
+) -> SqlRuleDryRun:
+    """`run_rules --dry-run` of an SQL rule: record the dry run as the admin's Dry run does,
+    and run it in this process (a command, not a web request). When a dry run of the same query
+    is already unfinished, this joins it: one still waiting for a worker is run here, one
+    running elsewhere is waited for (until it finishes or is overdue). `progress` hears what
+    happens, in short phrases."""
+    say = progress or (lambda _: None)
+    dry_run, created = dry_run_open(rule=rule, by=by)
+    if created:
+        say(f"dry run {dry_run.pk} recorded")
+    else:
+        say(f"dry run {dry_run.pk} of this query was already asked for: joining it")
+    if dry_run.status == DryRunStatus.PENDING:
+        say(f"running its query here (time limit {dry_run.timeout_seconds:g} s)")
+        done = dry_run_perform(dry_run_id=dry_run.pk)
+        if done is not None:
+            return done
+    say("it is running elsewhere (a worker): waiting for its result")
+    while not dry_run.finished:
+        time.sleep(WAIT_POLL_SECONDS)
+        dry_run = dry_run_current(SqlRuleDryRun.objects.get(pk=dry_run.pk))
     return dry_run
 
 
@@ -83,9 +114,9 @@ def dry_run_open(*, rule: SqlRule, by: User | None) -> tuple[SqlRuleDryRun, bool
 
 
 def dry_run_perform(*, dry_run_id: int) -> SqlRuleDryRun | None:
-    """Run a pending dry run in this process and record its result (the worker's task). None,
-    and nothing runs, when it is not pending any more: another process took it, or it was
-    failed as overdue."""
+    """Run a pending dry run in this process and record its result (the worker's task, and
+    run_rules). None, and nothing runs, when it is not pending any more: another process took
+    it, or it was failed as overdue."""
     started = timestamps.now()
     taken = SqlRuleDryRun.objects.filter(pk=dry_run_id, status=DryRunStatus.PENDING).update(
         status=DryRunStatus.RUNNING, started_at=started
@@ -127,7 +158,7 @@ def dry_run_current(dry_run: SqlRuleDryRun) -> SqlRuleDryRun:
 
 
 def dry_run_result(dry_run: SqlRuleDryRun) -> RuleRun:
-    """The recorded result as the runner reports a run (for the admin's page)."""
+    """The recorded result as the runner reports a run (the admin's page, run_rules)."""
     started = dry_run.started_at or dry_run.created_at
     return RuleRun(
         rule=SqlRuleRunnable(dry_run.rule).info,
