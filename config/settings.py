@@ -510,6 +510,12 @@ RULES_SQL_ROLE_PASSWORD = env("RULES_SQL_ROLE_PASSWORD", default="")
 RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
 # Names of Python rules that must not run on their own (run_rules --rule still runs them).
 RULES_DISABLED = env.list("RULES_DISABLED", default=[])
+# The admin's dry runs run in a Celery worker on the `rules` queue (notifications.rules.tasks).
+# One no worker has started this long after the press is failed (is a worker consuming the
+# queue?); one that started and has not finished by its time limit plus the margin is failed
+# too (its worker died), so no dry run shows "running" for ever.
+RULES_DRY_RUN_WAIT_SECONDS = env.float("RULES_DRY_RUN_WAIT_SECONDS", default=120.0)
+RULES_DRY_RUN_MARGIN_SECONDS = env.float("RULES_DRY_RUN_MARGIN_SECONDS", default=30.0)
 CELERY_BEAT_SCHEDULE.update(
     {
         "run-due-rules": {

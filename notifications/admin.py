@@ -1,4 +1,8 @@
-"""Admin of SQL rules: write the query, see the last run, dry-run (preview) or run them now."""
+"""Admin of SQL rules: write the query, see the last run, dry-run (preview) or run them now.
+
+A dry run is recorded and run by a Celery worker (notifications.rules.dry_runs): the press
+answers at once with a page that refreshes until the worker has recorded the result.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +14,26 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import F, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
 
+from config import timestamps
+from config.users import signed_in
 from subscriptions.models import Warehouse
 
 from . import reports
 from .models import AlertReport
-from .rules import runner, sources
-from .rules.domain import RuleRun
-from .rules.models import SqlRule
+from .rules import dry_runs, runner, sources
+from .rules.domain import DryRunStatus
+from .rules.models import SqlRule, SqlRuleDryRun
 
 DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
+# How often the dry run page reloads itself while a dry run is not finished.
+DRY_RUN_REFRESH_SECONDS = 2
 REPORT_TEMPLATE = "admin/notifications/alertreport/report.html"
 REPORT_DAY_CHOICES = (1, 7, 30)
 
@@ -61,14 +71,17 @@ class SqlRuleAdmin(admin.ModelAdmin):
     search_fields = ["name", "description", "query", "message_type__code"]
     list_select_related = ["message_type"]
     autocomplete_fields = ["message_type"]
-    readonly_fields = ["last_run_at", "last_result_count", "last_error"]
+    readonly_fields = ["last_run_at", "last_result_count", "last_error", "last_dry_run"]
     fieldsets = [
         (
             None,
             {"fields": ["name", "description", "message_type", "interval_seconds", "is_active"]},
         ),
         ("Query", {"fields": ["query"]}),
-        ("Last run", {"fields": ["last_run_at", "last_result_count", "last_error"]}),
+        (
+            "Last run",
+            {"fields": ["last_run_at", "last_result_count", "last_error", "last_dry_run"]},
+        ),
     ]
     formfield_overrides = {
         models.TextField: {"widget": forms.Textarea(attrs={"rows": 4, "cols": 100})},
@@ -111,11 +124,25 @@ class SqlRuleAdmin(admin.ModelAdmin):
         error = rule.last_error
         return error if len(error) <= 80 else error[:79] + "…"
 
+    @admin.display(description="Last dry run")
+    def last_dry_run(self, rule: SqlRule) -> str:
+        latest = None if rule.pk is None else rule.dry_runs.first()
+        if latest is None:
+            return "None yet"
+        latest = dry_runs.dry_run_current(latest)
+        return format_html(
+            '<a href="{}">{} ({})</a>',
+            self._results_url([latest.pk]),
+            latest.status,
+            timestamps.iso(latest.created_at),
+        )
+
     # A dry run executes the query like a real run: the same permission as editing the rule.
     @admin.action(description="Dry run: preview the alerts, send nothing", permissions=["change"])
     def dry_run(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
-        runs = runner.preview_sql_rules(queryset.select_related("message_type"))
-        return self._dry_run_page(request, runs)
+        by = signed_in(request)
+        requested = [dry_runs.dry_run_request(rule=rule, by=by) for rule in queryset]
+        return HttpResponseRedirect(self._results_url([d.pk for d in requested]))
 
     @admin.action(description="Run now (send the alerts)", permissions=["change"])
     def run_now(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -143,29 +170,60 @@ class SqlRuleAdmin(admin.ModelAdmin):
         self.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
 
     def get_urls(self) -> list:
-        preview = path(
+        one_rule = path(
             "<int:pk>/dry-run/",
             self.admin_site.admin_view(self.dry_run_view),
             name="notifications_sqlrule_dry_run",
         )
-        return [preview, *super().get_urls()]
+        results = path(
+            "dry-runs/",
+            self.admin_site.admin_view(self.dry_run_results_view),
+            name="notifications_sqlrule_dry_runs",
+        )
+        return [one_rule, results, *super().get_urls()]
 
     def dry_run_view(self, request: HttpRequest, pk: int) -> HttpResponse:
-        """The dry run of one rule, linked from its change page."""
+        """POST (the rule page's Dry run button): ask a worker for a dry run of the rule, and
+        show its page. GET: the rule's latest dry run."""
         rule = get_object_or_404(SqlRule.objects.select_related("message_type"), pk=pk)
         if not self.has_change_permission(request, rule):
             raise PermissionDenied
-        return self._dry_run_page(request, runner.preview_sql_rules([rule]))
+        if request.method == "POST":
+            requested = dry_runs.dry_run_request(rule=rule, by=signed_in(request))
+            return HttpResponseRedirect(self._results_url([requested.pk]))
+        latest = rule.dry_runs.first()
+        return self._dry_run_page(
+            request, [] if latest is None else [dry_runs.dry_run_current(latest)], rule=rule
+        )
 
-    def _dry_run_page(self, request: HttpRequest, runs: list[RuleRun]) -> HttpResponse:
-        warehouse_ids = {o.alert.warehouse_id for run in runs for o in run.outcomes}
+    def dry_run_results_view(self, request: HttpRequest) -> HttpResponse:
+        """The page of the dry runs `?run=<id>&run=<id>`: it refreshes until they are done."""
+        try:
+            ids = [int(value) for value in request.GET.getlist("run")]
+        except ValueError:
+            ids = []
+        found = dry_runs.dry_runs_current(ids)
+        if not all(self.has_change_permission(request, d.rule) for d in found):
+            raise PermissionDenied
+        return self._dry_run_page(request, found)
+
+    def _results_url(self, ids: list[int]) -> str:
+        query = urlencode([("run", pk) for pk in ids])
+        return f"{reverse('admin:notifications_sqlrule_dry_runs')}?{query}"
+
+    def _dry_run_page(
+        self, request: HttpRequest, found: list[SqlRuleDryRun], *, rule: SqlRule | None = None
+    ) -> HttpResponse:
+        runs = [(d, dry_runs.dry_run_result(d)) for d in found]
+        warehouse_ids = {o.alert.warehouse_id for _, run in runs for o in run.outcomes}
         codes = dict(Warehouse.objects.filter(pk__in=warehouse_ids).values_list("pk", "code"))
         previews = [
             {
+                "dry_run": dry_run,
                 "run": run,
-                "change_url": reverse(
-                    "admin:notifications_sqlrule_change", args=[run.rule.id.removeprefix("sql:")]
-                ),
+                "status": _status_line(dry_run),
+                "change_url": reverse("admin:notifications_sqlrule_change", args=[dry_run.rule_id]),
+                "again_url": reverse("admin:notifications_sqlrule_dry_run", args=[dry_run.rule_id]),
                 "rows": [
                     {
                         "warehouse": codes.get(
@@ -180,15 +238,36 @@ class SqlRuleAdmin(admin.ModelAdmin):
                     for o in run.outcomes
                 ],
             }
-            for run in runs
+            for dry_run, run in runs
         ]
         context = {
             **self.admin_site.each_context(request),
             "title": "Dry run of SQL rules",
             "opts": self.model._meta,
             "previews": previews,
+            "waiting": any(not d.finished for d in found),
+            "refresh_seconds": DRY_RUN_REFRESH_SECONDS,
+            "rule": rule,
         }
+        if rule is not None:
+            context["again_url"] = reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])
         return TemplateResponse(request, DRY_RUN_TEMPLATE, context)
+
+
+def _status_line(dry_run: SqlRuleDryRun) -> str:
+    """Where a dry run stands, in one sentence for the page."""
+    who = dry_run.requested_by.get_username() if dry_run.requested_by else "run_rules"
+    asked = f"asked for by {who} at {timestamps.iso(dry_run.created_at)}"
+    if dry_run.status == DryRunStatus.PENDING:
+        return f"Waiting for a worker ({asked})…"
+    if dry_run.status == DryRunStatus.RUNNING:  # in a worker, or in run_rules
+        started = timestamps.iso(dry_run.started_at or dry_run.created_at)
+        return f"Running since {started} (time limit {dry_run.timeout_seconds:g} s; {asked})…"
+    if dry_run.status == DryRunStatus.FAILED:
+        return f"Failed ({asked}): the rule cannot be activated with this query."
+    if dry_run.query != dry_run.rule.query:
+        return f"Passed ({asked}), but the rule's query has changed since: dry-run it again."
+    return f"Passed ({asked}): the rule can be activated."
 
 
 @admin.register(AlertReport)

@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from notifications.rules.models import SqlRule  # noqa: F401  (so Django sees the model)
+from notifications.rules.models import SqlRule, SqlRuleDryRun  # noqa: F401  (so Django sees them)
 
 
 class NotificationPermissions(models.Model):

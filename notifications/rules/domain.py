@@ -17,6 +17,19 @@ class RuleKind(StrEnum):
     SQL = "sql"
 
 
+class DryRunStatus(StrEnum):
+    """Where a recorded dry run of an SQL rule stands (models.SqlRuleDryRun)."""
+
+    PENDING = "pending"  # recorded, waiting for a worker
+    RUNNING = "running"  # a worker (or run_rules) took it
+    PASSED = "passed"  # the query ran without a problem: the rule may be activated
+    FAILED = "failed"  # it failed, or its worker did not finish in time
+
+    @classmethod
+    def unfinished(cls) -> tuple[DryRunStatus, ...]:
+        return (cls.PENDING, cls.RUNNING)
+
+
 class AlertStatus(StrEnum):
     SENT = "sent"
     DUPLICATE = "duplicate"  # already notified, and its condition persists

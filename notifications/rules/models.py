@@ -1,13 +1,18 @@
-"""The SqlRule model: a rule written as one read-only SELECT in the admin, for non-programmers."""
+"""The SqlRule model: a rule written as one read-only SELECT in the admin, for non-programmers;
+and SqlRuleDryRun, the recorded dry runs of its query."""
 
 from __future__ import annotations
 
+import hashlib
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
 from subscriptions.models import MessageType
 
+from .domain import DryRunStatus
 from .sql import SqlRuleError, validate
 
 QUERY_HELP = (
@@ -86,3 +91,64 @@ class SqlRule(models.Model):
                     )
                 }
             )
+
+
+def query_digest(query: str) -> str:
+    """The SHA-256 of a query's text: unique indexes cannot hold long text on PostgreSQL."""
+    return hashlib.sha256(query.encode()).hexdigest()
+
+
+class SqlRuleDryRun(models.Model):
+    """One dry run of an SQL rule's query, recorded when it is asked for (the admin's Dry run,
+    or `run_rules --rule NAME --dry-run`) and finished by whoever runs it: a Celery worker for
+    the admin, the command itself for the command (notifications.rules.dry_runs).
+
+    A passed dry run records its query on the rule (dry_run_passed_query): that is what
+    activation checks. Of one rule and query text, at most one dry run is unfinished at a time.
+    """
+
+    rule = models.ForeignKey(SqlRule, on_delete=models.CASCADE, related_name="dry_runs")
+    # The query as it was when the dry run was asked for: the one that runs, even if the rule
+    # is edited meanwhile (a pass then counts for this text only).
+    query = models.TextField()
+    query_sha256 = models.CharField(max_length=64)
+    status = models.CharField(
+        max_length=10,
+        choices=[(status.value, status.value) for status in DryRunStatus],
+        default=DryRunStatus.PENDING.value,
+    )
+    # None: asked for by `manage.py run_rules` (or by a user since deleted).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    timeout_seconds = models.FloatField(help_text="The query's time limit.")
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    elapsed_ms = models.FloatField(null=True, blank=True)
+    alert_count = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    warning = models.TextField(blank=True)
+    # What the run would do with each alert: [{"warehouse_id", "key", "title", "body", "data",
+    # "status"}], at most RULES_SQL_MAX_ROWS of them.
+    outcomes = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        app_label = "notifications"
+        ordering = ["-created_at", "-pk"]
+        verbose_name = "SQL rule dry run"
+        constraints = [
+            # Two presses of the same query share one run (see dry_runs.dry_run_open).
+            models.UniqueConstraint(
+                fields=["rule", "query_sha256"],
+                condition=models.Q(status__in=["pending", "running"]),
+                name="one_unfinished_dry_run_per_query",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Dry run {self.pk} of {self.rule_id} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status not in DryRunStatus.unfinished()

@@ -3,14 +3,15 @@
 Which rules there are, and which are due, is sources.py's job.
 """
 
-# The Celery task, the `run_rules` command and the admin all come here; none of them holds logic.
+# The Celery tasks, the `run_rules` command and the admin all come here (dry runs of SQL rules
+# through dry_runs.py, which records them); none of them holds logic.
 
 from __future__ import annotations
 
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 
@@ -25,8 +26,7 @@ from . import alerts as alerts_lifecycle
 from . import sql, store
 from .base import Alert
 from .domain import AlertOutcome, AlertStatus, RuleInfo, RuleRun
-from .models import SqlRule
-from .sources import RunnableRule, due_rules, sql_rules
+from .sources import RunnableRule, due_rules
 
 logger = logging.getLogger(__name__)
 
@@ -106,20 +106,6 @@ def run_rules(rules: Sequence[RunnableRule], *, dry_run: bool = False) -> list[R
 def run_due_rules(*, dry_run: bool = False) -> list[RuleRun]:
     """What Celery beat runs: every active rule that is due."""
     return run_rules(due_rules(), dry_run=dry_run)
-
-
-def preview_sql_rules(rules: Iterable[SqlRule]) -> list[RuleRun]:
-    """Dry runs of SQL rules (the admin's action), active or not. A run without an error
-    records that its query passed, which is what lets the rule be activated."""
-    runnables = sql_rules(rules)
-    runs = run_rules(runnables, dry_run=True)
-    for runnable, run in zip(runnables, runs, strict=True):
-        if not run.problem():
-            query = runnable.rule.query
-            SqlRule.objects.filter(pk=runnable.rule.pk, query=query).update(
-                dry_run_passed_query=query
-            )
-    return runs
 
 
 def _unique(alerts: Sequence[Alert]) -> tuple[dict[int, list[str]], set[int]]:

@@ -3,8 +3,10 @@
 # Defence in depth, because the query is typed by people in the admin:
 # 1. `check_query` parses the text (sqlparse) and refuses anything but a single SELECT (or
 #    WITH ... SELECT): no INSERT/UPDATE/DELETE, DDL, PRAGMA, ATTACH, SELECT INTO, FOR UPDATE,
-#    several statements, nor calls of denied functions (sql_policy.DENIED_FUNCTIONS). It runs
-#    when the rule is saved and again before every run.
+#    several statements, nor calls of denied functions (sql_policy.DENIED_FUNCTIONS); on
+#    PostgreSQL, from its own parse tree, calls of functions off the allow list and reads of the
+#    catalogue, which the rules role can read like every role. It runs when the rule is saved
+#    and again before every run.
 # 2. The query runs wrapped as a sub-query (`SELECT * FROM (<query>) AS rule_rows`), which the
 #    database refuses to parse if it is not a query.
 # 3. The database itself confines it (the text checks are only the first line):
@@ -40,7 +42,7 @@ from .sql_policy import (
     TABLES_HELP,
     called_functions,
     function_denied,
-    postgresql_functions,
+    postgresql_names,
 )
 
 REQUIRED_COLUMNS = ("warehouse_id", "title", "body")
@@ -98,8 +100,8 @@ class QueryResult:
 def check_query(query: str, *, vendor: str | None = None) -> str:
     """The query without trailing semicolons, if it is one read-only SELECT; else SqlRuleError.
 
-    On PostgreSQL (`vendor`), also every function it calls must be on the allow list, read from
-    PostgreSQL's own parse tree."""
+    On PostgreSQL (`vendor`), also every function it calls must be on the allow list and it may
+    not read the catalogue, both read from PostgreSQL's own parse tree."""
     text = (query or "").strip()
     while text.endswith(";"):
         text = text[:-1].rstrip()
@@ -138,7 +140,7 @@ def check_query(query: str, *, vendor: str | None = None) -> str:
                 f"query or reads outside the database, and a rule's query may only read."
             )
     if vendor == "postgresql":
-        _check_postgresql_functions(text)
+        _check_postgresql_tree(text)
     # Without its trailing ';' and comments (sqlparse keeps a comment after the ';' in the
     # statement), which would break the sub-query the query is wrapped in.
     tokens = list(statement.flatten())
@@ -151,12 +153,17 @@ def check_query(query: str, *, vendor: str | None = None) -> str:
     return "".join(token.value for token in tokens)
 
 
-def _check_postgresql_functions(text: str) -> None:
+def _check_postgresql_tree(text: str) -> None:
     try:
-        names = postgresql_functions(text)
+        names = postgresql_names(text)
     except ValueError as exc:
         raise SqlRuleError(f"The database refused the query: it does not parse ({exc}).") from None
-    for name in names:
+    if names.catalogue:
+        raise SqlRuleError(
+            f"The query may not read the database's catalogue ({names.catalogue[0]}): SQL rules "
+            f"read business tables only; see the README, 'What SQL rules may read'."
+        )
+    for name in names.functions:
         if name not in POSTGRESQL_ALLOWED_FUNCTIONS:
             raise SqlRuleError(
                 f"The query may not call the function {name}(): SQL rules may call plain "

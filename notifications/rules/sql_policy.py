@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from sqlparse import tokens as T
@@ -156,19 +156,45 @@ POSTGRESQL_ALLOWED_FUNCTIONS = frozenset(
 )
 
 
-def postgresql_functions(text: str) -> list[str]:
-    """The names of the functions the query calls, from PostgreSQL's own parser (pglast),
-    schema left out; ValueError when the text does not parse as one statement."""
+# PostgreSQL's catalogue: every role may read it (PostgreSQL grants it to PUBLIC, and a grant
+# to PUBLIC cannot be taken from one role), so the rules role sees the names of every table and
+# column, and row counts. A rule's query may not name it; README, "What SQL rules may read".
+# Schemas pg_* (pg_catalog, pg_toast, pg_temp...) count as well.
+POSTGRESQL_CATALOGUE_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
+
+
+class PostgresqlNames(NamedTuple):
+    """What a query names, as PostgreSQL's own parser (pglast) reads it."""
+
+    functions: list[str]  # every function it calls, schema left out
+    # The catalogue relations it reads (pg_class, information_schema.columns, ...) as written;
+    # a name starting pg_ counts without its schema too: pg_catalog is searched first.
+    catalogue: list[str]
+
+
+def postgresql_names(text: str) -> PostgresqlNames:
+    """The functions and catalogue relations the query names; ValueError when the text does
+    not parse as one statement."""
     from pglast import parse_sql
     from pglast.parser import ParseError
     from pglast.visitors import Visitor
 
-    class Calls(Visitor):
+    class Names(Visitor):
         def __init__(self) -> None:
-            self.names: list[str] = []
+            self.found = PostgresqlNames(functions=[], catalogue=[])
 
         def visit_FuncCall(self, ancestors: Any, node: Any) -> None:
-            self.names.append(str(node.funcname[-1].sval).lower())
+            self.found.functions.append(str(node.funcname[-1].sval).lower())
+
+        def visit_RangeVar(self, ancestors: Any, node: Any) -> None:
+            schema = (node.schemaname or "").lower()
+            table = str(node.relname).lower()
+            if (
+                schema in POSTGRESQL_CATALOGUE_SCHEMAS
+                or schema.startswith("pg_")
+                or (not schema and table.startswith("pg_"))
+            ):
+                self.found.catalogue.append(f"{schema}.{table}" if schema else table)
 
     try:
         tree = parse_sql(text)
@@ -176,6 +202,6 @@ def postgresql_functions(text: str) -> list[str]:
         raise ValueError(str(exc)) from None
     if len(tree) != 1:
         raise ValueError("not one statement")
-    calls = Calls()
-    calls(tree)
-    return calls.names
+    names = Names()
+    names(tree)
+    return names.found

@@ -1,4 +1,5 @@
-"""The Celery task that runs due rules (beat calls it every RULES_TICK_SECONDS)."""
+"""The Celery tasks of rules: due rules (beat calls it every RULES_TICK_SECONDS), and the
+admin's dry runs of SQL rules, on a queue of their own."""
 
 from __future__ import annotations
 
@@ -6,9 +7,14 @@ import logging
 
 from celery import shared_task
 
-from . import runner
+from . import dry_runs, runner
 
 logger = logging.getLogger(__name__)
+
+# Dry runs wait for the query (up to RULES_SQL_TIMEOUT_SECONDS each): on their own queue, a
+# worker that consumes only it (Procfile.production) keeps them from delaying the scheduled
+# passes on the default queue. A worker must consume it: `celery -A config worker -Q celery,rules`.
+RULES_QUEUE = "rules"
 
 
 @shared_task
@@ -25,3 +31,11 @@ def run_due_rules() -> dict[str, int]:
         "failed_rules": sum(1 for run in runs if run.error),
         "failed_alerts": sum(run.failed for run in runs),
     }
+
+
+@shared_task(queue=RULES_QUEUE)
+def dry_run_sql_rule(dry_run_id: int) -> str:
+    """Run a dry run asked for in the admin and record its result (SPEC 10: never in a web
+    process). A dry run already taken, or failed as overdue, is left alone."""
+    dry_run = dry_runs.dry_run_perform(dry_run_id=dry_run_id)
+    return "not pending" if dry_run is None else dry_run.status

@@ -138,6 +138,34 @@ def test_the_page_opens_in_sh01_for_alice(demo):
     assert codes[config["defaultWarehouse"]] == "SH01"
 
 
+def test_the_demos_worker_runs_a_dry_run_pressed_in_the_admin(demo):
+    """The demo's one worker consumes the queue of dry runs too (Procfile: -Q celery,rules)."""
+    with httpx.Client(base_url=demo.url, timeout=10, follow_redirects=True) as browser:
+
+        def post(path: str, page: str, **data: str) -> httpx.Response:
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+            assert token, page[:500]
+            headers = {"Referer": f"{demo.url}{path}"}
+            return browser.post(
+                path, data={**data, "csrfmiddlewaretoken": token[1]}, headers=headers
+            )
+
+        login = browser.get("/admin/login/")
+        post("/admin/login/", login.text, username="admin", password="demo12345", next="/admin/")
+        rules = browser.get("/admin/notifications/sqlrule/").text
+        found = re.search(r'href="/admin/notifications/sqlrule/(\d+)/change/', rules)
+        assert found, rules[:500]
+        change = browser.get(f"/admin/notifications/sqlrule/{found[1]}/change/").text
+        pressed = post(f"/admin/notifications/sqlrule/{found[1]}/dry-run/", change)
+        assert "Dry run of SQL rules" in pressed.text, pressed.text
+
+        assert eventually(
+            lambda: "Passed (asked for by admin" in browser.get(str(pressed.url)).text,
+            timeout=60,
+            interval=0.5,
+        ), demo.output()[-3000:]
+
+
 def test_a_redis_that_dies_comes_back_with_its_data(demo):
     client = redis.Redis(port=demo.redis_port, socket_timeout=2, socket_connect_timeout=1)
     client.set("wms:demo-test:kept", "yes")

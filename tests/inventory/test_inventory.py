@@ -18,7 +18,7 @@ from inventory import services
 from inventory.demo import SQL_RULE_NAME
 from inventory.models import Bin
 from inventory.rules import NegativeBinStock
-from notifications.rules import Alert, registry, runner
+from notifications.rules import Alert, registry, runner, sources
 from notifications.rules.domain import AlertStatus
 from notifications.rules.models import SqlRule
 from subscriptions.models import Warehouse
@@ -96,7 +96,7 @@ def test_the_sql_twin_previews_exactly_what_the_python_rule_yields(db):
     load_demo_data()
     rule = SqlRule.objects.select_related("message_type").get(name=SQL_RULE_NAME)
 
-    (preview,) = runner.preview_sql_rules([rule])
+    preview = runner.run_rule(sources.SqlRuleRunnable(rule), dry_run=True)
 
     assert preview.error == ""
     assert [o.alert for o in preview.outcomes] == list(NegativeBinStock().alerts())

@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from notifications.rules import Alert, Rule, RuleRegistry, sources
-from notifications.rules.models import SqlRule
+from notifications.rules import Alert, Rule, RuleRegistry, sources, tasks
+from notifications.rules.domain import DryRunStatus
+from notifications.rules.models import SqlRule, SqlRuleDryRun
 from subscriptions.models import Subscription
 from tests.rules_sql_role import rules_sql_role  # noqa: F401  (a fixture)
 
@@ -107,6 +108,21 @@ def sql_rule(db, rep_notice) -> Callable[..., SqlRule]:
         return rule
 
     return make
+
+
+@pytest.fixture
+def worker_runs_dry_runs(db) -> Callable[[], int]:
+    """Do what a worker consuming the rules queue does: run every pending dry run's task, here
+    (tests with a real worker: test_dry_run_worker.py). Returns how many ran."""
+
+    def run() -> int:
+        pending = SqlRuleDryRun.objects.filter(status=DryRunStatus.PENDING).order_by("pk")
+        ids = list(pending.values_list("pk", flat=True))
+        for pk in ids:
+            tasks.dry_run_sql_rule(pk)
+        return len(ids)
+
+    return run
 
 
 def alert(warehouse, key: str = "A-01-03", qty: int = -12, **overrides: Any) -> Alert:

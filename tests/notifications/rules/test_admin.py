@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from inventory.models import Bin
 from notifications.rules import sources
-from notifications.rules.models import SqlRule
+from notifications.rules.models import SqlRule, SqlRuleDryRun
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
 from .conftest import OK_QUERY
@@ -73,13 +73,20 @@ def test_a_valid_rule_is_saved_and_the_list_shows_its_last_run(staff, rep_notice
     assert "60 s" in page
 
 
-def test_the_dry_run_action_previews_the_alerts_without_sending(staff, sql_rule, negative_bins):
+def test_the_dry_run_action_previews_the_alerts_without_sending(
+    staff, sql_rule, negative_bins, worker_runs_dry_runs
+):
     rule = sql_rule()
 
     response = staff.post(CHANGELIST, {"action": "dry_run", "_selected_action": [rule.pk]})
 
-    page = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 302
+    waiting = staff.get(response["Location"]).content.decode()
+    assert "Waiting for a worker (asked for by admin at " in waiting
+    assert 'http-equiv="refresh"' in waiting
+    assert worker_runs_dry_runs() == 1
+    page = staff.get(response["Location"]).content.decode()
+    assert 'http-equiv="refresh"' not in page
     assert "Replenish A-01-03" in page
     assert "Stock is -2" in page
     assert "SH01" in page
@@ -88,21 +95,32 @@ def test_the_dry_run_action_previews_the_alerts_without_sending(staff, sql_rule,
     assert rule.last_run_at is None  # nothing recorded, nothing sent
 
 
-def test_the_change_page_links_to_the_dry_run_of_the_rule(staff, sql_rule, negative_bins):
+def test_the_change_page_has_the_dry_run_button_of_the_rule(
+    staff, sql_rule, negative_bins, worker_runs_dry_runs
+):
     rule = sql_rule(is_active=False)
     dry_run_url = reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])
+    change_page = staff.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
+    assert f'<form method="post" action="{dry_run_url}">' in change_page
+    assert "No dry run of this rule yet." in staff.get(dry_run_url).content.decode()
 
-    assert dry_run_url in staff.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
-    assert "Replenish A-01-04" in staff.get(dry_run_url).content.decode()
+    staff.post(dry_run_url)
+    worker_runs_dry_runs()
+
+    assert "Replenish A-01-04" in staff.get(dry_run_url).content.decode()  # its latest
+    assert "passed (" in staff.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
 
 
-def test_a_dry_run_shows_the_error_of_a_broken_rule(staff, sql_rule):
+def test_a_dry_run_shows_the_error_of_a_broken_rule(staff, sql_rule, worker_runs_dry_runs):
     rule = sql_rule("SELECT warehouse_id, code AS title, '' AS body FROM gone", clean=False)
 
-    page = staff.post(CHANGELIST, {"action": "dry_run", "_selected_action": [rule.pk]})
+    response = staff.post(CHANGELIST, {"action": "dry_run", "_selected_action": [rule.pk]})
+    worker_runs_dry_runs()
 
-    assert "The rule failed: The database refused the query:" in page.content.decode()
-    assert "gone" in page.content.decode()
+    page = staff.get(response["Location"]).content.decode()
+    assert "The rule failed: The database refused the query:" in page
+    assert "gone" in page
+    assert "Failed (asked for by admin" in page
 
 
 def test_run_now_sends_and_records(staff, sql_rule, negative_bins, rita, warehouse, inbox):
@@ -134,12 +152,16 @@ def test_a_rule_reading_tokens_and_password_hashes_cannot_be_saved(staff, rep_no
     assert not SqlRule.objects.exists()
 
 
-def test_the_dry_run_of_a_rule_reading_secrets_shows_none(staff, sql_rule, admin_user):
+def test_the_dry_run_of_a_rule_reading_secrets_shows_none(
+    staff, sql_rule, admin_user, worker_runs_dry_runs
+):
     from rest_framework.authtoken.models import Token
 
     token = Token.objects.create(user=admin_user)
     rule = sql_rule(LEAK, clean=False)  # e.g. saved before the sandbox existed
 
+    staff.post(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk]))
+    worker_runs_dry_runs()
     page = staff.get(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk]))
 
     text = page.content.decode()
@@ -158,13 +180,17 @@ def viewer(client, make_user):
     return client
 
 
-def test_viewers_may_not_dry_run_or_run_now(viewer, sql_rule, negative_bins):
+def test_viewers_may_not_dry_run_or_run_now(viewer, staff, sql_rule, negative_bins):
     rule = sql_rule()
     dry_run_url = reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])
+    results = staff.post(dry_run_url)["Location"]  # a dry run staff asked for
 
     assert viewer.get(f"{CHANGELIST}{rule.pk}/change/").status_code == 200
     assert dry_run_url not in viewer.get(f"{CHANGELIST}{rule.pk}/change/").content.decode()
     assert viewer.get(dry_run_url).status_code == 403
+    assert viewer.post(dry_run_url).status_code == 403
+    assert viewer.get(results).status_code == 403
+    assert SqlRuleDryRun.objects.count() == 1
     for action in ("dry_run", "run_now", "deactivate"):
         response = viewer.post(
             CHANGELIST, {"action": action, "_selected_action": [rule.pk]}, follow=True
@@ -179,7 +205,9 @@ def test_viewers_may_not_dry_run_or_run_now(viewer, sql_rule, negative_bins):
     assert rule.is_active
 
 
-def test_a_new_rule_is_live_only_after_its_dry_run_passed(staff, rep_notice, negative_bins):
+def test_a_new_rule_is_live_only_after_its_dry_run_passed(
+    staff, rep_notice, negative_bins, worker_runs_dry_runs
+):
     """Issue 20: "Is active" was ticked by default and the dry run existed only after saving."""
     query = (
         "SELECT warehouse_id, 'Replenish ' || code AS title, '' AS body FROM inventory_bin "
@@ -198,9 +226,11 @@ def test_a_new_rule_is_live_only_after_its_dry_run_passed(staff, rep_notice, neg
     rule.refresh_from_db()
     assert not rule.is_active  # no dry run yet
 
-    assert (
-        staff.get(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk])).status_code == 200
-    )
+    staff.post(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk]))
+    staff.post(CHANGELIST, {"action": "activate", "_selected_action": [rule.pk]})
+    rule.refresh_from_db()
+    assert not rule.is_active  # asked for, not yet run by a worker
+    worker_runs_dry_runs()
     staff.post(CHANGELIST, {"action": "activate", "_selected_action": [rule.pk]})
     rule.refresh_from_db()
     assert rule.is_active

@@ -6,8 +6,14 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
-from notifications.rules import store
+from config import timestamps
+from inventory.models import Bin
+from notifications.rules import dry_runs, store
+from notifications.rules.domain import DryRunStatus
+from notifications.rules.models import SqlRule, SqlRuleDryRun
+from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 
 from .conftest import alert
 
@@ -86,3 +92,87 @@ def test_failures_are_printed_and_make_the_command_fail(make_rule, warehouse):
 
     assert "- broken (python, REP_NOTICE): FAILED: RuntimeError: table gone" in out.getvalue()
     assert "- works (python, REP_NOTICE): 1 alert: 1 sent" in out.getvalue()
+
+
+@RULES_READ_COMMITTED_DATA
+def test_a_dry_run_from_the_command_lets_the_rule_be_activated(sql_rule, warehouse):
+    """Issue row G: the command's dry run was not recorded, so an implementer working from
+    the shell could not switch the rule on."""
+    Bin.objects.create(warehouse=warehouse, code="A-01-03", stock=-12, last_wave=8812)
+    rule = sql_rule(is_active=False, name="Negative stock")
+
+    output = run_rules("--rule", "Negative stock", "--dry-run")
+
+    rule = SqlRule.objects.get(pk=rule.pk)
+    rule.is_active = True
+    rule.full_clean()  # what saving "Is active" in the admin checks
+    rule.save()
+    recorded = SqlRuleDryRun.objects.get()
+    assert output.splitlines() == [
+        "Dry run of 1 rule:",
+        f"- Negative stock: dry run {recorded.pk} recorded...",
+        "- Negative stock: running its query here (time limit 10 s)...",
+        output.splitlines()[3],  # the summary, with its time
+        "    would send  SH01  [A-01-03]  Replenish A-01-03 | Stock is -12",
+        f"  Dry run {recorded.pk} passed and is recorded: the rule can be activated with this "
+        "query.",
+        "Dry run: 1 rule, 1 alert, 1 would be sent, 0 already notified. Nothing was sent.",
+    ]
+    assert output.splitlines()[3].startswith(
+        "- Negative stock (sql, REP_NOTICE): 1 alert: 1 would be sent, 0 already notified ["
+    )
+    assert recorded.status == DryRunStatus.PASSED
+    assert recorded.requested_by is None
+
+
+@RULES_READ_COMMITTED_DATA
+def test_a_failed_dry_run_from_the_command_is_recorded_and_keeps_the_rule_off(sql_rule):
+    rule = sql_rule(
+        "SELECT warehouse_id, code AS title, '' AS body FROM gone", clean=False, is_active=False
+    )
+
+    out = StringIO()
+    with pytest.raises(CommandError, match=r"1 rule\(s\) failed: negative stock"):
+        call_command("run_rules", "--rule", "negative stock", "--dry-run", stdout=out)
+
+    recorded = SqlRuleDryRun.objects.get()
+    assert recorded.status == DryRunStatus.FAILED
+    assert "The database refused the query" in recorded.error
+    assert f"Dry run {recorded.pk} failed and is recorded" in out.getvalue()
+    assert not SqlRule.objects.get(pk=rule.pk).dry_run_passed
+
+
+@RULES_READ_COMMITTED_DATA
+def test_the_command_runs_a_dry_run_the_admin_queued_and_the_admin_shows_it(
+    sql_rule, admin_client, worker_runs_dry_runs
+):
+    rule = sql_rule(is_active=False, name="Negative stock")
+    page = admin_client.post(reverse("admin:notifications_sqlrule_dry_run", args=[rule.pk]))
+
+    output = run_rules("--rule", "Negative stock", "--dry-run")
+
+    assert "of this query was already asked for: joining it..." in output
+    assert "running its query here" in output
+    assert worker_runs_dry_runs() == 0  # the worker's task finds it done
+    text = admin_client.get(page["Location"]).content.decode()
+    assert "Passed (asked for by admin at " in text
+    assert SqlRule.objects.get(pk=rule.pk).dry_run_passed
+
+
+@RULES_READ_COMMITTED_DATA
+def test_the_command_waits_for_a_dry_run_running_elsewhere_until_it_is_overdue(
+    sql_rule, settings, admin_user
+):
+    settings.RULES_SQL_TIMEOUT_SECONDS = 0.2
+    settings.RULES_DRY_RUN_MARGIN_SECONDS = 0.3
+    rule = sql_rule(is_active=False, name="Negative stock")
+    dry_runs.dry_run_request(rule=rule, by=admin_user)
+    # A worker took it and was killed.
+    SqlRuleDryRun.objects.update(status=DryRunStatus.RUNNING, started_at=timestamps.now())
+
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 rule"):
+        call_command("run_rules", "--rule", "Negative stock", "--dry-run", stdout=out)
+
+    assert "it is running elsewhere (a worker): waiting for its result..." in out.getvalue()
+    assert "The worker running the dry run stopped before recording its result" in out.getvalue()

@@ -55,3 +55,28 @@ def test_unicode_escaped_names_are_refused():
 )
 def test_harmless_functions_and_strings_pass(query):
     assert sql.check_query(query) == query
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        (f"SELECT {COLUMNS}, attname AS key FROM pg_attribute", "pg_attribute"),
+        (f"SELECT {COLUMNS} FROM pg_catalog.pg_class", "pg_catalog.pg_class"),
+        (f'SELECT {COLUMNS} FROM "pg_catalog"."pg_stats"', "pg_catalog.pg_stats"),
+        (f"SELECT {COLUMNS}, column_name AS key FROM information_schema.columns", None),
+        (f"SELECT {COLUMNS} FROM inventory_bin b JOIN pg_stat_user_tables s ON true", None),
+        (f"SELECT {COLUMNS} WHERE EXISTS (TABLE pg_roles)", "pg_roles"),
+    ],
+)
+def test_rules_on_postgresql_may_not_read_the_catalogue(query, name):
+    """The rules role can read PostgreSQL's catalogue (every role can: README, *What SQL rules
+    may read*); a rule's query may not name it."""
+    with pytest.raises(sql.SqlRuleError, match="may not read the database's catalogue") as caught:
+        sql.check_query(query, vendor="postgresql")
+    if name:
+        assert f"({name})" in str(caught.value)
+
+
+def test_business_tables_are_not_the_catalogue():
+    query = f"SELECT {COLUMNS}, p.code AS key FROM inventory_bin p, public.inventory_bin q"
+    assert sql.check_query(query, vendor="postgresql") == query

@@ -174,3 +174,33 @@ def test_the_rules_session_is_bounded(db, settings):
     )
 
     assert result.rows == [("3s", "1s", "8s", "16MB", "on")]
+
+
+def test_what_the_rules_role_can_read_of_the_catalogue(admin_user):
+    """README, *What SQL rules may read*: the role sees the schema (PostgreSQL grants its
+    catalogue to every role), never the rows or statistics of a table it may not read. Run
+    as the role, past the text checks, which refuse rule queries naming the catalogue."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE auth_user")  # column statistics exist for pg_stats to show
+        cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'auth_user'")
+        assert cursor.fetchone()[0] > 0  # to the application's role, which owns the table
+
+    columns = sql.execute_read_only(
+        "SELECT attname FROM pg_attribute WHERE attrelid = 'auth_user'::regclass AND attnum > 0"
+    )
+    assert ("password",) in columns.rows  # the names of the columns: yes
+    counts = sql.execute_read_only(
+        "SELECT reltuples >= 0 AS estimated FROM pg_class WHERE relname = 'auth_user'"
+    )
+    assert counts.rows == [(True,)]  # how many rows, roughly: yes
+    for hidden in (
+        "SELECT count(*) FROM pg_stats WHERE tablename = 'auth_user'",
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'auth_user'",
+    ):
+        assert sql.execute_read_only(hidden).rows == [(0,)]  # their values: no
+    for refused in ("auth_user", "pg_authid", "pg_statistic", "pg_largeobject"):
+        with pytest.raises(sql.SqlRuleError, match="permission denied"):
+            sql.execute_read_only(f"SELECT * FROM {refused}")
+    assert "may not read the database's catalogue" in save_error(
+        f"SELECT {COLUMNS}, attname AS key FROM pg_attribute"
+    )
