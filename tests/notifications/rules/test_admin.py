@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.db import connection
 from django.urls import reverse
 
 from inventory.models import Bin
-from notifications.rules import sources
+from notifications.rules import sources, tasks
 from notifications.rules.models import SqlRule, SqlRuleDryRun
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
+from tests.settings import REDIS_SERVER
 
 from .conftest import OK_QUERY
 
@@ -123,14 +126,23 @@ def test_a_dry_run_shows_the_error_of_a_broken_rule(staff, sql_rule, worker_runs
     assert "Failed (asked for by admin" in page
 
 
-def test_run_now_sends_and_records(staff, sql_rule, negative_bins, rita, warehouse, inbox):
+def test_run_now_is_queued_for_a_worker_which_sends_and_records(
+    staff, sql_rule, negative_bins, rita, warehouse, inbox
+):
     rule = sql_rule()
+    broker = REDIS_SERVER.client()
 
     response = staff.post(
         CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]}, follow=True
     )
 
-    assert "2 alerts: 2 sent to 2 inboxes" in response.content.decode()
+    assert "Queued 1 rule(s) to run in a worker" in response.content.decode()
+    assert inbox(rita, warehouse) == []  # the request ran nothing
+    assert broker.llen(tasks.RULES_QUEUE) == 1
+    (message,) = (json.loads(m) for m in broker.lrange(tasks.RULES_QUEUE, 0, -1))
+    assert message["headers"]["task"] == tasks.run_sql_rules_now.name
+    (summary,) = tasks.run_sql_rules_now([rule.pk])  # what the worker does with it
+    assert "2 alerts: 2 sent to 2 inboxes" in summary
     assert len(inbox(rita, warehouse)) == 2
     rule.refresh_from_db()
     assert rule.last_result_count == 2

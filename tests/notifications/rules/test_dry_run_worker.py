@@ -108,3 +108,23 @@ def test_a_dry_run_passed_in_the_worker_lets_the_rule_be_activated(
     assert REQUEST_THREAD not in queries_ran_in
     admin_client.post(CHANGELIST, {"action": "activate", "_selected_action": [rule.pk]})
     assert SqlRule.objects.get(pk=rule.pk).is_active
+
+
+def test_run_now_runs_in_the_worker_and_records_the_run(
+    admin_client, sql_rule, warehouse, queries_ran_in
+):
+    Bin.objects.create(warehouse=warehouse, code="A-01-03", stock=-12, last_wave=8812)
+    rule = sql_rule()
+
+    with rules_worker():
+        response = admin_client.post(
+            CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]}
+        )
+        assert REQUEST_THREAD not in queries_ran_in  # the web request never ran the rule's SQL
+        assert response.status_code == 302
+        assert eventually(
+            lambda: SqlRule.objects.get(pk=rule.pk).last_result_count == 1, timeout=20
+        )
+
+    assert queries_ran_in == [queries_ran_in[0]]
+    assert REQUEST_THREAD not in queries_ran_in
