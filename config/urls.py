@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/v1/", include("messaging.api.urls")),
     path("api/v1/", include("push.api.urls")),
     path("api/v1/", include("shifts.api.urls")),
+    path("api/v1/", include("actions.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
