@@ -16,7 +16,12 @@ import pytest
 from actions.models import AlertAction
 from notifications.services import publish
 from subscriptions.models import Subscription
-from tests.push.conftest import _certificates
+from tests.push.conftest import (  # noqa: F401  (the push service's fixtures, for reminders)
+    _certificates,
+    browser_at,
+    push_service,
+    subscribe,
+)
 
 
 @dataclass(frozen=True)
