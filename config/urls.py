@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/", include("actions.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("inventory/", include("inventory.urls")),  # the demo WMS's webhook (SPEC 14)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("web.urls")),

@@ -6,6 +6,8 @@ resolving action resolves the alert."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
@@ -13,7 +15,7 @@ from playwright.sync_api import expect
 from actions.models import ActionRun, AlertAction
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests.actions.conftest import receiver  # noqa: F401  (the WMS's webhook, a fixture)
+from tests.actions.conftest import WebhookReceiver
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +34,17 @@ def alice(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType)
 
 
 @pytest.fixture
-def task_created(rep_notice, receiver) -> AlertAction:  # noqa: F811
+def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
+    """The WMS's webhook over real HTTPS (tests/actions/conftest.py), trusted and allowed."""
+    found = WebhookReceiver(tmp_path)
+    settings.ALERT_WEBHOOK_ALLOWED_HOSTS = [found.host]
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(found.ca))
+    yield found
+    found.stop()
+
+
+@pytest.fixture
+def task_created(rep_notice, receiver) -> AlertAction:
     return AlertAction.objects.create(
         message_type=rep_notice,
         code="task-created",
@@ -65,7 +77,7 @@ def test_scan_to_confirm_on_a_handheld(
     celery_eager,
     locale,
     label,
-    mismatch,  # noqa: F811
+    mismatch,
 ):
     publish(
         message_type="REP_NOTICE",
@@ -80,10 +92,14 @@ def test_scan_to_confirm_on_a_handheld(
     ).tap()
     button = page.locator("#dialog-alert-actions").get_by_role("button", name=label)
     expect(button).to_be_visible()
-    box = button.bounding_box()
-    assert box is not None
-    assert box["width"] >= 44
-    assert box["height"] >= 44
+    # At least 44x44 CSS px (awaited: the dialog draws its buttons again as polls come).
+    page.wait_for_function(
+        """() => { const e = document.querySelector("#dialog-alert-actions [data-alert-action]");
+                   if (!e) return false;
+                   const r = e.getBoundingClientRect();
+                   return r.width >= 44 && r.height >= 44; }""",
+        timeout=5000,
+    )
     button.tap()
 
     field = page.locator("#action-scan")
