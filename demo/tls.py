@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import os
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,9 @@ from cryptography.x509.oid import NameOID
 @dataclass(frozen=True)
 class DemoTLS:
     ca: Path  # the demo CA's certificate
-    bundle: Path  # the system's CAs and the demo's: REQUESTS_CA_BUNDLE of the demo's processes
+    # The CAs trusted so far (REQUESTS_CA_BUNDLE, else the system's) and the demo's:
+    # REQUESTS_CA_BUNDLE of the demo's processes.
+    bundle: Path
     certificate: Path
     key: Path
 
@@ -30,9 +33,10 @@ def make(folder: Path) -> DemoTLS:
         folder / "ca.pem", folder / "bundle.pem", folder / "server.pem", folder / "server.key"
     )
     now = dt.datetime.now(dt.UTC)
-    if found.certificate.exists() and found.bundle.exists():
+    if found.certificate.exists() and found.ca.exists():
         cert = x509.load_pem_x509_certificate(found.certificate.read_bytes())
         if cert.not_valid_after_utc > now + dt.timedelta(days=1):
+            _bundle(found)
             return found
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "WMS Notify demo CA")])
@@ -96,7 +100,13 @@ def make(folder: Path) -> DemoTLS:
         )
     )
     found.key.chmod(0o600)
-    system = ssl.get_default_verify_paths().cafile
-    system_pem = Path(system).read_bytes() if system and Path(system).exists() else b""
-    found.bundle.write_bytes(system_pem + b"\n" + ca_pem)
+    _bundle(found)
     return found
+
+
+def _bundle(found: DemoTLS) -> None:
+    trusted = os.environ.get("REQUESTS_CA_BUNDLE") or ssl.get_default_verify_paths().cafile
+    if trusted and Path(trusted).resolve() == found.bundle.resolve():
+        return  # a demo started from a shell that has the demo's variables already
+    pem = Path(trusted).read_bytes() if trusted and Path(trusted).is_file() else b""
+    found.bundle.write_bytes(pem + b"\n" + found.ca.read_bytes())

@@ -154,7 +154,7 @@ class Command(BaseCommand):
             # SPEC 14: the action's webhook is the demo WMS over HTTPS, trusted through the
             # demo's CA; unclaimed alerts' e-mails are printed by the outbox worker.
             env.setdefault("ALERT_WEBHOOK_ALLOWED_HOSTS", f"127.0.0.1:{tls_port}")
-            env.setdefault("REQUESTS_CA_BUNDLE", str(tls.bundle))
+            env["REQUESTS_CA_BUNDLE"] = str(tls.bundle)  # what was trusted, and the demo's CA
             env.setdefault("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
             self.demo_wms = (
                 f"uvicorn config.asgi:application --host 127.0.0.1 --port {tls_port} "
