@@ -70,6 +70,7 @@ def pass_warehouse(
     rules = _rules() if rules is None else rules
     limit = settings.ALERT_REMINDER_BATCH
     counts = {"reminded": 0, "emailed": 0}
+    known = _Known(warehouse_id)
     for _ in range(settings.ALERT_REMINDER_BATCHES):
         read, found = lifecycle_store.run_followups(
             warehouse_id,
@@ -83,7 +84,7 @@ def pass_warehouse(
                 _push_again(follow_up)
                 counts["reminded"] += 1
             elif follow_up.kind == "e":
-                counts["emailed"] += _hand_over_email(warehouse_id, follow_up)
+                counts["emailed"] += _hand_over_email(known, follow_up)
         if read < limit:
             break
     return counts
@@ -140,24 +141,47 @@ def email_recipients(
     return sorted(set(users.values()))
 
 
-def _hand_over_email(warehouse_id: int, follow_up: FollowUp) -> int:
+class _Known:
+    """What one pass looks up in the database once: the warehouse, message types, and the
+    recipients of each (type, critical or not), so e-mails cost no queries each but the row."""
+
+    def __init__(self, warehouse_id: int) -> None:
+        self.warehouse = Warehouse.objects.filter(pk=warehouse_id).first()
+        self.types: dict[str, MessageType | None] = {}
+        self.recipients: dict[tuple[str, bool, tuple[str, ...]], list[str]] = {}
+
+    def message_type(self, code: str) -> MessageType | None:
+        if code not in self.types:
+            self.types[code] = MessageType.objects.filter(code=code).first()
+        return self.types[code]
+
+    def to(self, message_type: MessageType, inboxes: Sequence[str], critical: bool) -> list[str]:
+        roles = () if message_type.escalation_role_id else tuple(sorted(inboxes))
+        key = (message_type.code, critical, roles)
+        if key not in self.recipients and self.warehouse is not None:
+            self.recipients[key] = email_recipients(
+                warehouse_id=self.warehouse.pk,
+                message_type=message_type,
+                inboxes=inboxes,
+                critical=critical,
+            )
+        return self.recipients.get(key, [])
+
+
+def _hand_over_email(known: _Known, follow_up: FollowUp) -> int:
     """Write the e-mail to the outbox once (its id comes from the alert: a second hand-over
     after a worker died finds it written), then take the entry out. 1 when written now."""
-    content = follow_up.content
-    message_type = MessageType.objects.filter(code=content["message_type"]).first()
-    warehouse = Warehouse.objects.filter(pk=warehouse_id).first()
+    message_type = known.message_type(follow_up.content["message_type"])
+    warehouse = known.warehouse
     written = 0
     if message_type is not None and warehouse is not None:
         critical = _severity(follow_up) == Severity.CRITICAL
-        to = email_recipients(
-            warehouse_id=warehouse_id,
-            message_type=message_type,
-            inboxes=follow_up.inboxes,
-            critical=critical,
-        )
+        to = known.to(message_type, follow_up.inboxes, critical)
         if to:
             written = _write_email(warehouse, message_type, follow_up, to)
-    lifecycle_store.followup_done(warehouse_id, "e", follow_up.notification_id)
+    lifecycle_store.followup_done(
+        int(follow_up.content["warehouse"]), "e", follow_up.notification_id
+    )
     return written
 
 
