@@ -28,7 +28,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 17)]
+ALL_ROWS = [str(i) for i in range(1, 19)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -108,7 +108,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
-    from benchmarks import rows_chat, rows_http, rows_inbox, rows_publish, rows_shape, rows_sweep
+    from benchmarks import (
+        rows_actions,
+        rows_chat,
+        rows_http,
+        rows_inbox,
+        rows_publish,
+        rows_shape,
+        rows_sweep,
+    )
     from benchmarks.inbox_data import build
 
     lines: list[Line] = []
@@ -152,6 +160,10 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         phase("row 10: pending fetch", lambda: rows_chat.pending_rows(bench))
     if "11" in rows:
         phase("row 11: expiry sweep", lambda: rows_sweep.sweep_rows(bench))
+    if "17" in rows:
+        phase("row 17: pressing an alert action", lambda: rows_actions.press_rows(bench))
+    if "18" in rows:
+        phase("row 18: reminders and e-mails per tick", lambda: rows_actions.followup_rows(bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 

@@ -40,6 +40,8 @@ class Config:
     sweep_users: int  # row 11
     sweep_entries: int  # row 11: inbox entries (users x notifications)
     streams: int = 1000  # row 16: event streams opened at once
+    press_alerts: int = 200  # row 17: presses (and claims) per side per round
+    followup_alerts: int = 10_000  # row 18: open alerts that remind and e-mail
 
     @property
     def mark_sizes(self) -> tuple[int, int]:
@@ -90,6 +92,7 @@ QUICK = Config(
     sweep_users=200,
     sweep_entries=100_000,
     streams=300,
+    press_alerts=50,
 )
 
 # Sizes of 10 and one round: only that every row still produces numbers (tests/test_benchmarks).
@@ -114,6 +117,8 @@ TINY = Config(
     sweep_users=2,
     sweep_entries=10,
     streams=5,
+    press_alerts=3,
+    followup_alerts=20,
 )
 
 PRESETS = {c.name: c for c in (FULL, QUICK, TINY)}

@@ -37,7 +37,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
 
 from config.errors import DomainError, ErrorKind, Invalid
-from config.redis import LuaScript, as_text
+from config.redis import LuaScript, as_text, get_redis
 
 MAX_KEY_LENGTH = 255
 HEADER = "Idempotency-Key"
@@ -180,3 +180,15 @@ class Guard:
             raise _reused()
         answer, _sep, stored_reply = rest.partition("\n")
         return Replay(answer=answer, reply=json.loads(stored_reply))
+
+
+def recorded(guard: Guard) -> Replay | None:
+    """What a request with this guard's key was answered before, read with a GET of its record
+    (for a write whose record is stored later in the same request, by the script that writes
+    it): None when there is none; KeyReused when the key came with another request."""
+    if not guard.active:
+        return None
+    raw = get_redis().get(guard.record)
+    if raw is None:
+        return None
+    return guard.replayed([_REPLAY, raw])

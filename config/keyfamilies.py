@@ -180,6 +180,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
     ),
     KeyFamily(
+        f"{W}:reminders",
+        "sorted set",
+        "`r<n>:<notification id>` (its reminder number n + 1) and `e:<notification id>` (its e-mail when nobody claims it) → ms when due; Celery beat pops the due ones by score, in batches",
+        "actions/followups.py (schedules), notifications/lua/remind.lua",
+    ),
+    KeyFamily(
         f"{W}:report:<day>",
         "hash",
         "`<type code>\\|<event>` → count of that UTC day (days since the epoch); expires after `ALERT_REPORT_RETENTION_DAYS`",
@@ -254,8 +260,8 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         f"{W}:idem:<scope>:<key hash>",
         "string",
-        "Idempotency-Key record of a publish, claim, release or resolve (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
-        f"{_PUBLISH}, {_LIFECYCLE} (with config/lua/idempotency.lua)",
+        "Idempotency-Key record of a publish, claim, release, resolve or an alert action's press or outcome (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
+        f"{_PUBLISH}, {_LIFECYCLE}, notifications/lua/record_event.lua (with config/lua/idempotency.lua)",
     ),
     KeyFamily(
         "wms:{idem:<scope>:<key hash>}",

@@ -67,6 +67,8 @@ INSTALLED_APPS = [
     "messaging",
     "push",  # Web Push of critical alerts to closed tabs (SPEC section 12)
     "shifts",  # who is on shift, and the handover at each shift end (SPEC section 13)
+    "outbox",  # what the server sends out (webhooks, e-mails): one row each, sent by a task
+    "actions",  # alert actions, reminders until claimed, e-mail when unclaimed (SPEC 14)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -471,6 +473,67 @@ WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600
 # A user's browsers beyond this many: the oldest subscription makes room for the new one.
 WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
 
+# --- The outbox: webhooks and e-mails sent by a Celery task (SPEC 14) -------------------------
+# The outbox's task runs on its own queue, so a slow receiver never holds up sweeps and rules:
+# run a worker for it (`celery -A config worker -Q outbox`, the Procfiles' `outbox` line).
+OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
+CELERY_TASK_ROUTES = {"outbox.tasks.deliver": {"queue": OUTBOX_QUEUE}}
+# Attempts per message (an alert action's webhook: ALERT_ACTION_MAX_ATTEMPTS), the wait after
+# the first failure, doubled each time up to the longest (with jitter), and how long a worker
+# holds a message it is sending: one that died holding it is sent again after that.
+OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=5)
+OUTBOX_RETRY_FIRST_SECONDS = env.float("OUTBOX_RETRY_FIRST_SECONDS", default=10.0)
+OUTBOX_RETRY_MAX_SECONDS = env.float("OUTBOX_RETRY_MAX_SECONDS", default=600.0)
+OUTBOX_LEASE_SECONDS = env.float("OUTBOX_LEASE_SECONDS", default=60.0)
+OUTBOX_RESULT_MAX_CHARS = 2000
+# Beat queues what is due and was never queued (a broker that was down), what a dead worker
+# left, and outcomes not yet settled, this often, at most this many of each per pass.
+OUTBOX_PASS_SECONDS = env.float("OUTBOX_PASS_SECONDS", default=10.0)
+OUTBOX_PASS_BATCH = env.int("OUTBOX_PASS_BATCH", default=200)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "pass-outbox": {
+            "task": "outbox.tasks.pass_outbox",
+            "schedule": OUTBOX_PASS_SECONDS,
+            "options": {"expires": OUTBOX_PASS_SECONDS},
+        },
+    }
+)
+
+# --- Alert actions, reminders, e-mail when unclaimed (SPEC 14) -----------------------------
+# The hosts alert actions' webhooks may be on (`host` = port 443, `host:port`, `*.domain`):
+# the SSRF guard of Web Push (config/allowed_hosts.py). Empty by default: no webhook is
+# allowed until an operator lists the WMS's host.
+ALERT_WEBHOOK_ALLOWED_HOSTS = env.list("ALERT_WEBHOOK_ALLOWED_HOSTS", default=[])
+ALERT_WEBHOOK_TIMEOUT_SECONDS = env.float("ALERT_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+ALERT_ACTION_MAX_ATTEMPTS = env.int("ALERT_ACTION_MAX_ATTEMPTS", default=5)
+# Beat sends due reminders and unclaimed e-mails this often, reading at most BATCH due entries
+# per Redis call and BATCHES calls per warehouse per tick (the rest wait for the next tick).
+ALERT_REMINDER_SECONDS = env.float("ALERT_REMINDER_SECONDS", default=10.0)
+ALERT_REMINDER_BATCH = env.int("ALERT_REMINDER_BATCH", default=100)
+ALERT_REMINDER_BATCHES = env.int("ALERT_REMINDER_BATCHES", default=10)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "send-alert-reminders": {
+            "task": "actions.tasks.send_reminders",
+            "schedule": ALERT_REMINDER_SECONDS,
+            "options": {"expires": ALERT_REMINDER_SECONDS},
+        },
+    }
+)
+# E-mail (Django's settings, from the environment). Without EMAIL_HOST, EMAIL_BACKEND decides
+# (default: SMTP on localhost:25); `manage.py demo` writes mails to var/mail/ (file backend).
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.float("EMAIL_TIMEOUT", default=10.0)
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="wms-notify@localhost")
+
 # --- Rules -------------------------------------------------------------------------------
 # Beat asks "which rules are due?" this often; each rule's own interval decides whether it runs.
 RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
@@ -497,7 +560,7 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 RULES_SQL_DENIED_TABLES = [
     *("auth_*", "authtoken_*", "django_*", "axes_*"),
     *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
-    "shifts_*",
+    *("shifts_*", "outbox_*", "actions_*"),
     *env.list("RULES_SQL_DENIED_TABLES", default=[]),
 ]
 # If set, SQL rules may read only tables matching these patterns (and not denied above).

@@ -15,9 +15,11 @@ urlpatterns = [
     path("api/v1/", include("messaging.api.urls")),
     path("api/v1/", include("push.api.urls")),
     path("api/v1/", include("shifts.api.urls")),
+    path("api/v1/", include("actions.api.urls")),
     # Signed-in users only when DEBUG is off, unless API_DOCS_PUBLIC (config/api_docs.py).
     path("api/schema/", api_docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", api_docs.DocsView.as_view(url_name="schema"), name="api-docs"),
+    path("inventory/", include("inventory.urls")),  # the demo WMS's webhook (SPEC 14)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("web.urls")),

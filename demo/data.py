@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
+from actions.models import AlertAction
 from config import timestamps
 from inventory.demo import load_demo_inventory
 from shifts.models import Shift
@@ -50,6 +51,20 @@ STOCK_OUT = (
     "A bin is far below zero: pickers are waiting. Claim it, refill it, resolve it.",
 )
 STOCK_OUT_ESCALATE_AFTER_SECONDS = 120
+# SPEC 14: a stock-out nobody claims is reminded every minute (3 times), and e-mailed to the
+# Supervisors after 3 minutes (the demo prints mail on the outbox worker's console).
+STOCK_OUT_REMIND_EVERY_SECONDS = 60
+STOCK_OUT_EMAIL_AFTER_SECONDS = 180
+# The demo's one alert action, on REP_NOTICE: its webhook is the demo WMS (inventory/webhooks.py)
+# served over HTTPS by `manage.py demo` (WMS_DEMO_WEBHOOK_URL).
+DEMO_ACTION = {
+    "code": "task-created",
+    "label": "Replenishment task created",
+    "label_zh": "已创建补货任务",
+    "resolves": True,
+    "confirm_field": "bin",
+}
+DEMO_WEBHOOK_PATH = "/inventory/webhooks/replenishment-task/"
 ROLES = ["Replenishment", "Supervisors"]
 # username, first name, roles, is_staff
 USERS = [
@@ -68,7 +83,9 @@ class DemoLogin:
 
 
 @transaction.atomic
-def load_demo_data() -> list[DemoLogin]:
+def load_demo_data(*, webhook_url: str | None = None) -> list[DemoLogin]:
+    """The demo's data; `webhook_url`: where the demo WMS's webhook is served (the alert
+    action "Replenishment task created" on REP_NOTICE calls it)."""
     warehouses = {code: _demo_warehouse(code, name, zone) for code, name, zone in WAREHOUSES}
     for code, name, name_en, *_ in [*MESSAGE_TYPES, STOCK_OUT]:
         # Demo data of earlier versions had both languages in one name ("补货通知 Replenishment
@@ -100,6 +117,8 @@ def load_demo_data() -> list[DemoLogin]:
             "default_severity": Severity.CRITICAL,
             "escalate_after_seconds": STOCK_OUT_ESCALATE_AFTER_SECONDS,
             "escalation_role": roles["Supervisors"],
+            "remind_every_seconds": STOCK_OUT_REMIND_EVERY_SECONDS,
+            "email_after_seconds": STOCK_OUT_EMAIL_AFTER_SECONDS,
         },
     )[0]
     roles["Supervisors"].permissions.add(
@@ -109,7 +128,12 @@ def load_demo_data() -> list[DemoLogin]:
     for username, first_name, role_names, is_staff in USERS:
         user, created = User.objects.get_or_create(
             username=username,
-            defaults={"first_name": first_name, "is_staff": is_staff, "is_superuser": is_staff},
+            defaults={
+                "first_name": first_name,
+                "is_staff": is_staff,
+                "is_superuser": is_staff,
+                "email": f"{username}@example.com",
+            },
         )
         if created:
             user.set_password(DEMO_PASSWORD)
@@ -139,6 +163,12 @@ def load_demo_data() -> list[DemoLogin]:
     # Bins and stock for the rules example (a bin already negative after wave 8812) and the
     # negative-stock rule as an SQL rule beside the Python one.
     load_demo_inventory(warehouses, rep_notice=types["REP_NOTICE"])
+    if webhook_url:
+        AlertAction.objects.update_or_create(
+            message_type=types["REP_NOTICE"],
+            code=DEMO_ACTION["code"],
+            defaults={**DEMO_ACTION, "url": webhook_url},
+        )
     return logins
 
 

@@ -139,6 +139,7 @@ class _Cache:
         self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
         self.warehouses: dict[int, Row] | None = None  # every warehouse by id
         self.message_types: dict[str, Row] | None = None  # every message type by code
+        self.extras: dict[str, Any] = {}  # what features hold on the same version (`held`)
 
     def sync(self, version: str) -> None:
         now = time.monotonic()
@@ -151,6 +152,7 @@ class _Cache:
             self.tokens, self.roles, self.warehouses = {}, {}, None
             self.message_types = None
             self.active_users, self.users = {}, {}
+            self.extras = {}
 
     def held_version(self) -> str | None:
         """The version this cache was loaded at, if it is one Redis may still hold (not a
@@ -412,6 +414,26 @@ def message_type(code: str) -> Any | None:
         rows = read
     row = rows.get(code)
     return None if row is None else row.build(MessageType)
+
+
+def held(name: str, load: Callable[[], Any]) -> Any:
+    """What a feature keeps on the directory's version (e.g. alert actions by message type):
+    `load()`'s value, read from the database once per version and process and dropped with
+    the rest of the cache. The value must be immutable (it is shared between requests); the
+    feature makes every change of what it loads replace the version (directory.signals)."""
+    cache, version = checked()
+    found = cache.extras.get(name)
+    if found is None:
+        found = load()
+        cache.store(version, lambda: cache.extras.__setitem__(name, found))
+    return found
+
+
+def held_now(name: str) -> Any | None:
+    """What `held` keeps under `name` now, without reading the version (no Redis, no
+    database): for code that cannot wait on either (the event stream's loop); may be stale by
+    the time between a change and this process's next request."""
+    return _cache.extras.get(name)
 
 
 def within_request() -> bool:

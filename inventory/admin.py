@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from . import services
-from .models import Bin
+from .models import Bin, ReplenishmentTask
 
 DEMO_PICK = 10
 
@@ -55,3 +55,13 @@ class BinAdmin(admin.ModelAdmin):
     list_select_related = ["warehouse"]
     autocomplete_fields = ["warehouse"]
     actions = [pick_wave]
+
+
+@admin.register(ReplenishmentTask)
+class ReplenishmentTaskAdmin(admin.ModelAdmin):
+    """What the demo WMS made when operators pressed "Replenishment task created"."""
+
+    list_display = ["__str__", "warehouse", "bin_code", "quantity", "requested_by", "created_at"]
+    list_filter = ["warehouse"]
+    search_fields = ["bin_code", "requested_by", "run_id", "notification_id"]
+    readonly_fields = [f.name for f in ReplenishmentTask._meta.fields]

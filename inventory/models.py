@@ -30,3 +30,23 @@ class Bin(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.stock})"
+
+
+class ReplenishmentTask(models.Model):
+    """What the demo's WMS makes when an operator presses "Replenishment task created" on an
+    alert (the alert action's webhook, inventory/webhooks.py): one per run, however often the
+    call comes (its Idempotency-Key is the run's id)."""
+
+    run_id = models.UUIDField(unique=True, help_text="The alert action's run (Idempotency-Key).")
+    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="+")
+    bin_code = models.CharField(max_length=32)
+    quantity = models.IntegerField(help_text="How much to bring: what the bin is short of.")
+    notification_id = models.CharField(max_length=36)
+    requested_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"RT-{self.pk} {self.bin_code} +{self.quantity}"

@@ -39,6 +39,13 @@ class Event(StrEnum):
     RERAISED = "reraised"
     SNOOZED = "snoozed"
     WOKE = "woke"
+    # SPEC 14: an alert action pressed (`code`), and how its run ended; a reminder sent while
+    # nobody claimed it; an e-mail about it sent (`recipients`).
+    ACTION = "action"
+    ACTION_SUCCEEDED = "action_succeeded"
+    ACTION_FAILED = "action_failed"
+    REMINDED = "reminded"
+    EMAILED = "emailed"
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,8 @@ class HistoryEntry:
     at_ms: int
     by: Actor | None = None
     until_ms: int | None = None  # snoozed: until when
+    code: str | None = None  # action, action_succeeded, action_failed: the action's code
+    recipients: int | None = None  # emailed: to how many
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,13 @@ def escalations(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:escalations"
 
 
+def reminders(warehouse_id: int) -> str:
+    """Sorted set -> ms when due: "r<n>:<notification id>" its reminder number n + 1 while
+    nobody claims it, "e:<notification id>" its e-mail when nobody claims it (SPEC 14); beat
+    pops the due ones by score, in batches (lua/remind.lua)."""
+    return f"{warehouse_prefix(warehouse_id)}:reminders"
+
+
 def report_counts(warehouse_id: int, day: int) -> str:
     """Hash "<type code>|<event>" -> count, for one UTC day (days since the epoch)."""
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}"

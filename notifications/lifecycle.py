@@ -16,13 +16,14 @@ from django.utils.translation import gettext
 
 from config import errors, idempotency, metrics, timestamps
 from config.errors import DomainError
+from config.idempotency import Guard, Replay
 from config.users import User
 from push import dispatch as push_dispatch
 from shifts import selectors as shift_selectors
 from subscriptions.models import MessageType, Warehouse
 
 from . import lifecycle_store
-from .domain import Actor, InboxItem
+from .domain import Actor, Event, InboxItem
 from .lifecycle_store import Answer, Outcome
 from .selectors import role_ids_of
 from .store import idempotency_guard
@@ -154,6 +155,46 @@ def act(
     if answer.replayed:
         metrics.IDEMPOTENT_REPLAYS.labels(action).inc()
     return Done(_checked(answer), answer.replayed)
+
+
+def peek(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
+    """The notification as the user sees it now, changing nothing; NotVisible when they
+    cannot see it (unknown, expired, in none of their inboxes)."""
+    found = lifecycle_store.history(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        actor=actor_of(user),
+        role_ids=role_ids_of(user),
+        now_ms=timestamps.now_ms(),
+    )
+    if found is None:
+        raise NotVisible(gettext("No such notification here (or it has expired)."))
+    return found[0]
+
+
+def record_event(
+    *,
+    warehouse_id: int,
+    notification_id: str,
+    event: Event,
+    by: Actor | None,
+    extra: dict[str, object] | None = None,
+    guard: Guard | None = None,
+    answer: str = "",
+) -> Replay | bool:
+    """Add a feature's event to the notification's history (SPEC 14: `action`, `emailed`, ...)
+    without changing its state: True when recorded, False when it is gone. With a `guard`, the
+    event is recorded once under it (the Replay of the first time comes back after that)."""
+    return lifecycle_store.record_event(
+        warehouse_id=warehouse_id,
+        notification_id=str(notification_id),
+        event=event,
+        now_ms=timestamps.now_ms(),
+        actor=by,
+        extra=extra,
+        guard=guard,
+        answer=answer,
+    )
 
 
 def claim(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:

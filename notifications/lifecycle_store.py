@@ -10,6 +10,7 @@ from enum import StrEnum
 from django.conf import settings
 
 from config import idempotency
+from config.idempotency import Guard, Replay, guarded
 from config.redis import LuaScript, as_text, get_redis, scored, texts
 
 from . import keys
@@ -266,9 +267,57 @@ def history(
             int(e["at"]),
             Actor.from_json(e.get("by")),
             None if e.get("until") is None else int(e["until"]),
+            None if e.get("code") is None else str(e["code"]),
+            None if e.get("recipients") is None else int(e["recipients"]),
         )
         for e in events
     ]
+
+
+_record_event = guarded(LuaScript.beside(__file__, "record_event"))
+
+
+def record_event(
+    *,
+    warehouse_id: int,
+    notification_id: str,
+    event: Event,
+    now_ms: int,
+    actor: Actor | None,
+    extra: dict[str, object] | None = None,
+    guard: Guard | None = None,
+    answer: str = "",
+) -> Replay | bool:
+    """Add an event to a notification's history (lua/record_event.lua), nothing else: True
+    when recorded, False when the notification is gone (unknown or expired). With a `guard`
+    (an Idempotency-Key record, config/idempotency.py), an event recorded before under it is
+    not recorded again: its Replay is returned instead (KeyReused for another request);
+    `answer` (one line) is what the replay gives back."""
+    entry: dict[str, object] = {
+        "event": str(event),
+        "at": now_ms,
+        "by": None if actor is None else {"id": actor.id, "username": actor.username},
+        **(extra or {}),
+    }
+    active = guard or Guard.none(keys.history(warehouse_id))
+    reply = _record_event(
+        keys=[
+            keys.ids(warehouse_id),
+            keys.expiry(warehouse_id),
+            keys.history(warehouse_id),
+            *active.script_keys(),
+        ],
+        args=[
+            notification_id,
+            now_ms,
+            json.dumps(entry, ensure_ascii=False, separators=(",", ":")),
+            active.arg(answer),
+        ],
+    )
+    replay = active.replayed(reply)
+    if replay is not None:
+        return replay
+    return bool(int(reply[0]))
 
 
 def due_for_escalation(warehouse_id: int, *, now_ms: int, limit: int) -> list[tuple[str, str]]:
@@ -486,3 +535,66 @@ def _samples(entries: list) -> dict[str, list[int]]:
         type_code, _, ms = as_text(entry).rpartition(" ")
         by_type.setdefault(type_code, []).append(int(ms))
     return by_type
+
+
+# --- Reminders and e-mails while nobody claims it (SPEC 14) ------------------------------------
+
+_remind = LuaScript.beside(__file__, "remind")
+
+
+def schedule_followups(warehouse_id: int, notification_id: str, due: dict[str, int]) -> None:
+    """Index a notification's first reminder ("r0", ms) and its e-mail ("e", ms) in the
+    warehouse's reminders zset, in the warehouse's slot (like the escalations index)."""
+    if due:
+        members = {f"{kind}:{notification_id}": ms for kind, ms in due.items()}
+        get_redis().zadd(keys.reminders(warehouse_id), members)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A due reminder that was sent ("r") or an e-mail to hand over ("e"), of an open alert."""
+
+    kind: str
+    notification_id: str
+    content: dict
+    state: dict | None
+    inboxes: tuple[str, ...]
+
+
+def run_followups(
+    warehouse_id: int, *, now_ms: int, limit: int, lease_ms: int, rules: dict[str, list[int]]
+) -> tuple[int, list[FollowUp]]:
+    """One call of lua/remind.lua over at most `limit` due entries: how many it read (fewer than
+    `limit`: nothing more is due), and the reminders it sent and e-mails it hands over."""
+    reply = _remind(
+        keys=[
+            keys.reminders(warehouse_id),
+            keys.ids(warehouse_id),
+            keys.contents(warehouse_id),
+            keys.expiry(warehouse_id),
+            keys.flags(warehouse_id),
+            keys.states(warehouse_id),
+            keys.history(warehouse_id),
+            keys.routes(warehouse_id),
+            keys.snoozers(warehouse_id),
+            keys.changes(warehouse_id),
+            keys.sequence(warehouse_id),
+        ],
+        args=[now_ms, limit, lease_ms, json.dumps(rules)],
+    )
+    found = [
+        FollowUp(
+            kind=as_text(kind),
+            notification_id=as_text(notification_id),
+            content=json.loads(content),
+            state=json.loads(state) if state else None,
+            inboxes=tuple(as_text(route).split()[1:]),
+        )
+        for kind, notification_id, content, state, route in reply[1:]
+    ]
+    return int(reply[0]), found
+
+
+def followup_done(warehouse_id: int, kind: str, notification_id: str) -> None:
+    """Take a handed-over entry (an e-mail written to the outbox) out of the index."""
+    get_redis().zrem(keys.reminders(warehouse_id), f"{kind}:{notification_id}")

@@ -20,7 +20,7 @@ from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
-from . import store
+from . import hooks, store
 from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
 from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
@@ -238,6 +238,8 @@ def publish(
     metrics.PUBLISHES.labels(message_type.code).inc()
     metrics.DELIVERIES.inc(len(subscribers))
     push_dispatch.after_publish(notification, inboxes=subscribers)  # queued, never awaited
+    if int(cursor):  # stored (to subscribers, or due for escalation): features follow it up
+        hooks.run_after_publish(notification, subscribers)
     return PublishResult(
         id=notification.id,
         recipients=len(subscribers),

@@ -34,6 +34,14 @@ def after_escalation(item: InboxItem, *, inboxes: Sequence[str]) -> None:
     _queue(_alert(item.notification, state.severity, state.status), inboxes)
 
 
+def again(
+    notification: Notification, *, severity: str, status: str, inboxes: Sequence[str]
+) -> None:
+    """A reminder of an alert nobody claimed (SPEC 14): pushed again to the users behind these
+    inboxes (on shift, unless it is critical, as for every push)."""
+    _queue(_alert(notification, severity, status), inboxes)
+
+
 def _alert(notification: Notification, severity: str, status: str) -> Alert:
     return Alert(
         id=notification.id,

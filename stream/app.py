@@ -43,7 +43,7 @@ from django.http.request import split_domain_port, validate_host
 from config import timestamps
 from config.json_renderer import JSONRenderer
 from config.redis import REDIS_UNAVAILABLE
-from notifications import selectors
+from notifications import hooks, selectors
 from notifications.api.serializers import MAX_CURSOR
 from notifications.domain import InboxPage
 
@@ -365,7 +365,7 @@ def replayable(since: int, first: InboxPage) -> bool:
 def _replay_page(user: Any, warehouse_id: int, since: int, first: bool = False) -> InboxPage:
     # Read ones too: a stream tells every change; the client replaces its copy by id. The
     # first page also says what the user's inboxes still hold (can it replay from `since`?).
-    return selectors.inbox_page(
+    page = selectors.inbox_page(
         user=user,
         warehouse_id=warehouse_id,
         since=since,
@@ -373,6 +373,9 @@ def _replay_page(user: Any, warehouse_id: int, since: int, first: bool = False) 
         include_read=True,
         with_oldest=first,
     )
+    for type_code in {item.notification.message_type for item in page.items}:
+        hooks.actions.of(type_code)  # held from here on, for the loop to serialize (SPEC 14)
+    return page
 
 
 async def _watch_disconnect(receive: Receive, listener: Listener) -> None:

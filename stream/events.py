@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from config.json_renderer import JSONRenderer
 from config.redis import as_text
@@ -12,6 +13,7 @@ from config.timestamps import ms_to_datetime
 from messaging import keys as chat_keys
 from messaging.api.serializers import MessageSerializer
 from messaging.domain import Message, UserRef
+from notifications import hooks
 from notifications import keys as notification_keys
 from notifications.api.serializers import notification_dict
 from notifications.domain import InboxItem
@@ -28,6 +30,18 @@ class NotificationEvent:
 
 
 @dataclass(frozen=True)
+class ReminderEvent:
+    """An open alert nobody claimed was reminded (SPEC 14): tell the users who see one of these
+    inboxes, except those who snoozed it. `cursor` is its current one (not a new change)."""
+
+    warehouse_id: int
+    cursor: int
+    notification_id: str
+    inboxes: frozenset[str]
+    snoozers: frozenset[int]
+
+
+@dataclass(frozen=True)
 class ChatEvent:
     """A message was stored in a chat with these members."""
 
@@ -39,11 +53,27 @@ class ChatEvent:
     sent_ms: int
 
 
-def parse(channel: str | bytes, payload: str | bytes) -> NotificationEvent | ChatEvent | None:
+REMINDER = "reminder "
+
+
+def parse(
+    channel: str | bytes, payload: str | bytes
+) -> NotificationEvent | ReminderEvent | ChatEvent | None:
     """The event a pub/sub message announces; None for a channel or payload of another form."""
     channel = as_text(channel)
     payload = as_text(payload)
     warehouse_id = notification_keys.warehouse_of_channel(channel)
+    if warehouse_id is not None and payload.startswith(REMINDER):
+        # lua/remind.lua: "reminder <cursor> <id> <inbox> ...|<snoozer id> ..."
+        route, _, snoozers = payload[len(REMINDER) :].partition("|")
+        cursor, notification_id, *inboxes = route.split(" ")
+        return ReminderEvent(
+            warehouse_id=warehouse_id,
+            cursor=int(cursor),
+            notification_id=notification_id,
+            inboxes=frozenset(i for i in inboxes if i),
+            snoozers=frozenset(int(u) for u in snoozers.split() if u),
+        )
     if warehouse_id is not None:
         cursor, notification_id, *inboxes = payload.split(" ")
         return NotificationEvent(
@@ -70,9 +100,13 @@ def parse(channel: str | bytes, payload: str | bytes) -> NotificationEvent | Cha
 _renderer = JSONRenderer()
 
 
-def item_data(item: InboxItem) -> bytes:
-    """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer)."""
-    rendered: bytes = _renderer.render(notification_dict(item))
+def item_data(item: InboxItem, actions: list[dict[str, Any]] | None = None) -> bytes:
+    """N as GET /api/v1/notifications/ serializes it (same serializer, same renderer). Its
+    `actions` are what the process holds (hooks.actions.now: the stream's loop never waits on
+    the database or Redis for them; the replay's thread and the hub load them first)."""
+    if actions is None:
+        actions = hooks.actions.now(item.notification.message_type) or []
+    rendered: bytes = _renderer.render(notification_dict(item, actions))
     return rendered
 
 

@@ -38,6 +38,7 @@ from config.redis_async import async_redis, cluster_nodes
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from messaging.domain import UserRef
+from notifications import hooks as notification_hooks
 from notifications import keys as notification_keys
 from notifications import store as notification_store
 from notifications.domain import InboxItem, Lifecycle, Notification
@@ -363,14 +364,23 @@ class Hub:
             return
         if isinstance(event, events.NotificationEvent):
             await self._notification(event)
+        elif isinstance(event, events.ReminderEvent):
+            await self._notification(event, frame_event="reminder")
         elif isinstance(event, events.ChatEvent):
             await self._chat(event)
 
-    async def _notification(self, event: events.NotificationEvent) -> None:
+    async def _notification(
+        self,
+        event: events.NotificationEvent | events.ReminderEvent,
+        frame_event: str = "notification",
+    ) -> None:
+        """A notification's new cursor (`event: notification`, with its id), or a reminder of
+        it (`event: reminder`, no id: nothing new to replay; not to those who snoozed it)."""
+        snoozers = event.snoozers if isinstance(event, events.ReminderEvent) else frozenset()
         listeners = [
             listener
             for listener in self._by_warehouse.get(event.warehouse_id, ())
-            if listener.sees(event.inboxes)
+            if listener.sees(event.inboxes) and listener.user_id not in snoozers
         ]
         if not listeners:
             return
@@ -396,18 +406,30 @@ class Hub:
             if notification.expires_at_ms <= now:  # never shown once expired (SPEC section 2)
                 return
             state = Lifecycle.from_json(view.state) if view.state else None
+            actions = await self._actions(notification.message_type)
             for flag in {user in view.read_by for user in users}:
                 item = InboxItem(notification, cursor, flag, state)
                 frames[flag] = sse.frame(
-                    event="notification", data=events.item_data(item), id=cursor
+                    event=frame_event,
+                    data=events.item_data(item, actions),
+                    id=cursor if frame_event == "notification" else None,
                 )
         except Exception:
             logger.exception("Stream hub: cannot present notification at cursor %s", cursor)
             for listener in listeners:  # they reconnect and replay it through the REST code
                 listener.close("error")
             return
+        queued = cursor if frame_event == "notification" else None
         for listener in listeners:
-            listener.offer(cursor, frames[listener.user_id in view.read_by])
+            listener.offer(queued, frames[listener.user_id in view.read_by])
+
+    async def _actions(self, type_code: str) -> list[dict[str, Any]]:
+        """N's `actions` of a type (SPEC 14) as this process holds them; when it holds none
+        (first use, or the directory changed since), loaded in a thread first."""
+        held = notification_hooks.actions.now(type_code)
+        if held is None:
+            held = await access.run_db(notification_hooks.actions.of, type_code)
+        return held
 
     async def _chat(self, event: events.ChatEvent) -> None:
         listeners = [

@@ -92,6 +92,10 @@ class MessageTypeAdmin(WithSubscriptionCount):
         (None, {"fields": ["code", "name", "name_en", "description", "is_active"]}),
         ("Delivery", {"fields": ["default_ttl_seconds", "default_severity"]}),
         ("Escalation", {"fields": ["escalate_after_seconds", "escalation_role"]}),
+        (
+            "Until someone claims it",
+            {"fields": ["remind_every_seconds", "remind_max", "email_after_seconds"]},
+        ),
     ]
 
     @admin.display(description="Escalation")

@@ -115,6 +115,29 @@ class MessageType(models.Model):
         ),
     )
 
+    remind_every_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=(
+            "While an alert stays open (nobody claimed it), push it again every this many "
+            "seconds to the members on shift who see it (SPEC 14). Empty: never."
+        ),
+    )
+    remind_max = models.PositiveSmallIntegerField(
+        default=3, help_text="At most this many reminders per alert."
+    )
+    email_after_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=(
+            "An alert still open this long after publishing is e-mailed once to the members "
+            "with an e-mail address of the escalation role (else of the subscribed roles) who "
+            "are on shift (critical: all of them). Empty: never."
+        ),
+    )
+
     class Meta:
         ordering = ["code"]
 

@@ -21,7 +21,7 @@ from django.db import connections
 _inherited: list[Any] = []
 
 
-def _run_worker(prepare: Callable[[], None] | None) -> None:
+def _run_worker(prepare: Callable[[], None] | None, queues: list[str] | None) -> None:
     from config.celery import app
 
     for conn in connections.all(initialized_only=True):
@@ -40,15 +40,19 @@ def _run_worker(prepare: Callable[[], None] | None) -> None:
         without_gossip=True,
         loglevel="WARNING",
         redirect_stdouts=False,
+        **({"queues": queues} if queues else {}),
     )
     worker.start()
 
 
 @contextmanager
-def worker_process(prepare: Callable[[], None] | None = None) -> Iterator[Any]:
-    """A worker process consuming the test's queue; killed (if still alive) on exit."""
+def worker_process(
+    prepare: Callable[[], None] | None = None, queues: list[str] | None = None
+) -> Iterator[Any]:
+    """A worker process consuming the test's queue (or `queues`, e.g. the outbox's); killed
+    (if still alive) on exit."""
     process = multiprocessing.get_context("fork").Process(
-        target=_run_worker, args=(prepare,), daemon=True
+        target=_run_worker, args=(prepare, queues), daemon=True
     )
     process.start()
     try:

@@ -18,6 +18,7 @@ from config.timestamps import iso_ms
 from directory import cache as directory
 from subscriptions.models import Warehouse
 
+from .. import hooks
 from ..domain import (
     Actor,
     Event,
@@ -175,6 +176,16 @@ class ActorOutput(serializers.Serializer):
     username = serializers.CharField()
 
 
+class ActionOutput(serializers.Serializer):
+    code = serializers.CharField()
+    # `label` is also a Serializer's own attribute (DRF takes declared fields from the class).
+    label = serializers.CharField(help_text="In the request's language.")  # type: ignore[assignment]
+    confirm_field = serializers.CharField(
+        allow_null=True,
+        help_text="A key of `data` whose value must be scanned (sent as `scan`) to run it.",
+    )
+
+
 class NotificationOutput(serializers.Serializer):
     id = serializers.CharField(source="notification.id")
     message_type = serializers.CharField(source="notification.message_type")
@@ -204,6 +215,13 @@ class NotificationOutput(serializers.Serializer):
     snoozed_until = serializers.SerializerMethodField(
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
+    actions = serializers.SerializerMethodField(
+        help_text="The active actions of its type (SPEC 14), labels in the request's language."
+    )
+
+    @extend_schema_field(ActionOutput(many=True))
+    def get_actions(self, item: InboxItem) -> list[dict[str, Any]]:
+        return hooks.actions.of(item.notification.message_type)
 
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_snoozed_until(self, item: InboxItem) -> str | None:
@@ -245,8 +263,11 @@ def _actor(actor: Actor | None) -> dict[str, Any] | None:
     return None if actor is None else {"id": int(actor.id), "username": str(actor.username)}
 
 
-def notification_dict(item: InboxItem) -> dict[str, Any]:
-    """An item as NotificationOutput gives it (same keys, same order, same values)."""
+def notification_dict(
+    item: InboxItem, actions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """An item as NotificationOutput gives it (same keys, same order, same values); `actions`
+    when the caller has them already (the event stream), else from the provider."""
     n = item.notification
     life = item.state
     snoozed = item.snoozed_until_ms
@@ -280,6 +301,7 @@ def notification_dict(item: InboxItem) -> dict[str, Any]:
     answer["key"] = None if n.key is None else str(n.key)
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
+    answer["actions"] = hooks.actions.of(n.message_type) if actions is None else actions
     return answer
 
 
@@ -403,6 +425,13 @@ class HistoryEntryOutput(serializers.Serializer):
         "escalation or release woke it.",
     )
     until = serializers.SerializerMethodField(help_text="`snoozed`: until when; else null.")
+    code = serializers.CharField(
+        allow_null=True,
+        help_text="`action`, `action_succeeded`, `action_failed`: the action's code; else null.",
+    )
+    recipients = serializers.IntegerField(
+        allow_null=True, help_text="`emailed`: how many it was sent to; else null."
+    )
 
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_until(self, entry: HistoryEntry) -> str | None:

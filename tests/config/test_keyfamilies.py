@@ -39,6 +39,7 @@ def built_keys() -> list[str]:
         keys.changes(w),
         keys.history(w),
         keys.escalations(w),
+        keys.reminders(w),
         keys.report_counts(w, 20_000),
         keys.report_durations(w, 20_000, "claim"),
         keys.report_durations(w, 20_000, "resolve"),

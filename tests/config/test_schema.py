@@ -56,6 +56,7 @@ def schema(client):
     return client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
 
 
+@pytest.mark.django_db  # N's `actions` come from the database (SPEC 14)
 @pytest.mark.parametrize(
     ("path", "method", "status", "component"),
     [

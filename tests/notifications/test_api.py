@@ -33,6 +33,7 @@ N_KEYS = {
     "occurrences",
     # My snooze (SPEC section 13)
     "snoozed_until",
+    "actions",
 }
 
 

@@ -25,7 +25,8 @@ from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
 from config import embedded_redis
-from demo.data import load_demo_data
+from demo import tls as demo_tls
+from demo.data import DEMO_WEBHOOK_PATH, load_demo_data
 from demo.environment import demo_dir, remove_demo_environment, write_demo_environment
 
 # The embedded Redis's port when nothing says otherwise: fixed, so that a second terminal, a
@@ -33,6 +34,8 @@ from demo.environment import demo_dir, remove_demo_environment, write_demo_envir
 DEFAULT_REDIS_PORT = 6390
 # The warehouse of the README's story: the page opens there for whoever has not picked one.
 DEMO_WAREHOUSE = "SH01"
+# Where the demo WMS (its alert action's webhook) is served over HTTPS.
+DEFAULT_TLS_PORT = 8443
 
 
 def port_is_free(port: int) -> bool:
@@ -77,6 +80,8 @@ class RedisWatchdog(threading.Thread):
 
 class Command(BaseCommand):
     help = "Set up demo data and run web, Celery workers, Celery beat and an embedded Redis."
+    webhook = ""  # the demo WMS's webhook (SPEC 14)
+    demo_wms = ""  # the command serving it over HTTPS
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))
@@ -86,6 +91,13 @@ class Command(BaseCommand):
             type=int,
             default=int(os.environ.get("WMS_DEMO_REDIS_PORT", DEFAULT_REDIS_PORT)),
             help=f"Port of the embedded Redis (default {DEFAULT_REDIS_PORT}).",
+        )
+        parser.add_argument(
+            "--tls-port",
+            type=int,
+            default=int(os.environ.get("WMS_DEMO_TLS_PORT", DEFAULT_TLS_PORT)),
+            help=f"HTTPS port of the demo WMS, the alert action's webhook (default "
+            f"{DEFAULT_TLS_PORT}).",
         )
         parser.add_argument(
             "--setup-only",
@@ -99,6 +111,7 @@ class Command(BaseCommand):
         port: int,
         host: str,
         redis_port: int,
+        tls_port: int,
         setup_only: bool,
         **options: Any,
     ) -> None:
@@ -130,11 +143,23 @@ class Command(BaseCommand):
             self.stdout.write("Migrating the database …")
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Loading demo data …")
-            logins = load_demo_data()
+            tls = demo_tls.make(demo_dir() / "tls")
+            webhook = f"https://127.0.0.1:{tls_port}{DEMO_WEBHOOK_PATH}"
+            logins = load_demo_data(webhook_url=webhook)
+            self.webhook = webhook
             call_command("sync_subscriptions", stdout=self.stdout)
             if setup_only:
                 return
             env = self._environment(host, port, redis_url)
+            # SPEC 14: the action's webhook is the demo WMS over HTTPS, trusted through the
+            # demo's CA; unclaimed alerts' e-mails are printed by the outbox worker.
+            env.setdefault("ALERT_WEBHOOK_ALLOWED_HOSTS", f"127.0.0.1:{tls_port}")
+            env["REQUESTS_CA_BUNDLE"] = str(tls.bundle)  # what was trusted, and the demo's CA
+            env.setdefault("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+            self.demo_wms = (
+                f"uvicorn config.asgi:application --host 127.0.0.1 --port {tls_port} "
+                f"--ssl-keyfile {tls.key} --ssl-certfile {tls.certificate} --no-access-log"
+            )
             write_demo_environment(env)
             self._banner(host, port, redis_url, logins)
             self._run_processes(base_dir, env)
@@ -170,6 +195,9 @@ class Command(BaseCommand):
             f"  Redis          {redis_url} (restarted if it dies; data kept in var/redis/)",
             "  Second terminal: python manage.py publish --type REP_NOTICE --warehouse SH01 "
             '--title "Replenish A-01-03"  (reads var/demo.env)',
+            f"  Demo WMS       {self.webhook} (the alert action's webhook; its tasks: admin, "
+            "Inventory > Replenishment tasks)",
+            "  E-mail         printed by the outbox worker (Django's console backend)",
             "  Demo logins (password for all: see below):",
             *(f"    {login.username:<8} {login.password}   ({login.note})" for login in logins),
             "  Ctrl-C stops everything.",
@@ -200,6 +228,7 @@ class Command(BaseCommand):
         for name, command in procfile.processes.items():
             # honcho runs each line through the shell, which expands ${HOST} and ${PORT}.
             manager.add_process(name, command, env=env, cwd=str(base_dir))
+        manager.add_process("wms", self.demo_wms, env=env, cwd=str(base_dir))
         manager.loop()
         if manager.returncode:
             sys.exit(manager.returncode)

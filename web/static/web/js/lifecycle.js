@@ -95,6 +95,11 @@ function eventWord(event) {
     case "reraised": return gettext("Raised again");
     case "snoozed": return gettext("Snoozed");
     case "woke": return gettext("Woke");
+    case "action": return gettext("Action");
+    case "action_succeeded": return gettext("Action done");
+    case "action_failed": return gettext("Action failed");
+    case "reminded": return gettext("Reminded");
+    case "emailed": return gettext("E-mailed");
     default: return event;
   }
 }
@@ -102,7 +107,12 @@ function eventWord(event) {
 /** The history as list items: event, who (or "system"), when. */
 export function historyItems(entries) {
   return entries.map((entry) => h("li", { className: "history-entry" },
-    h("span", { className: "history-event" }, eventWord(entry.event)),
+    h("span", { className: "history-event" }, eventWord(entry.event),
+      entry.code ? ` · ${entry.code}` : "",
+      entry.recipients != null
+        ? ` · ${format(ngettext("%(count)s recipient", "%(count)s recipients", entry.recipients),
+                       { count: entry.recipients })}`
+        : ""),
     h("span", { className: "history-by" },
       entry.by ? entry.by.username : gettext("system")),
     h("time", { className: "history-at", datetime: entry.at, title: entry.at },

@@ -93,6 +93,7 @@ const live = config.stream ? new LiveStream({
   cursorOf: (warehouseId) => memory.cursor(warehouseId),
   onReady: () => poller.pollNow(), // catch up on what is not replayed (chat, read elsewhere)
   onNotification: (note) => notifications.receive(note),
+  onReminder: (note) => notifications.remind(note),
   onReset: (warehouseId) => {
     notifications.reset(warehouseId); // `ready` follows, and its poll reloads the inbox
   },

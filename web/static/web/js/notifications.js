@@ -12,6 +12,7 @@ import {
   HandoverDetails, acceptPath, handoverActions, handoverSummary, isHandover, shownTitle,
 } from "./handover.js";
 import { ActionQueue } from "./queue.js";
+import { ActionRunner, alertActionButtons, playReminderSound } from "./alert-actions.js";
 
 // The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
 // What I snoozed is out of sight until it wakes, except under its own filter (SPEC 13).
@@ -118,6 +119,17 @@ export class NotificationCenter {
       onSettled: (item, note, error) => this.#settled(item, note, error),
       onChange: () => this.#renderQueue(),
     });
+    // The alert's own actions (SPEC 14): pressed once, after a scan when they ask for one.
+    this.runner = new ActionRunner({
+      url: this.url,
+      warehouse: () => this.warehouseId,
+      find: (id) => this.#find(id),
+      toasts,
+      onDone: () => {
+        this.stale = true;
+        this.#reload(this.warehouseId).catch(() => {}); // the poll loop shows trouble
+      },
+    });
 
     this.#wire();
   }
@@ -138,6 +150,10 @@ export class NotificationCenter {
         if (item) this.open(item.dataset.id);
       });
     }
+    byId("dialog-alert-actions")?.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-alert-action]");
+      if (button) this.runner.start(button.dataset.id, button.dataset.alertAction);
+    });
     byId("dialog-history-toggle")?.addEventListener("click", () => this.toggleHistory());
     this.inboxList?.addEventListener("click", (event) => {
       const toggle = event.target.closest("[data-expand]");
@@ -327,6 +343,21 @@ export class NotificationCenter {
     this.#countChange(known, note);
     this.#renderSummaries();
     this.#renderInbox();
+  }
+
+  /**
+   * A reminder of an alert nobody has claimed yet (`event: reminder`, SPEC 14): its copy is
+   * brought up to date, the status line says so, and a critical one sounds again (when the
+   * user enabled the sound).
+   */
+  remind(note) {
+    if (note.warehouse !== this.warehouseId) return;
+    const known = this.#find(note.id);
+    // It carries the alert's current state, not a new cursor: the page's cursor stays.
+    if (known) this.#replace({ ...note, cursor: known.cursor });
+    this.toasts.show(format(gettext("Still not claimed: %(title)s"), { title: note.title }),
+                     { tone: "warning", warehouse: note.warehouse, action: () => this.open(note.id) });
+    playReminderSound(note);
   }
 
   /**
@@ -760,6 +791,9 @@ export class NotificationCenter {
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
     replaceChildren(byId("dialog-actions"),
       isHandover(note) ? handoverActions(note) : actionButtons(note, this.me, { snooze: true }));
+    const own = alertActionButtons(note);
+    replaceChildren(byId("dialog-alert-actions"), own);
+    byId("dialog-alert-actions").hidden = own.length === 0;
     // An open history view follows the changes.
     if (!byId("dialog-history").hidden) void this.#loadHistory();
   }

@@ -1,0 +1,66 @@
+"""The outbox: what the server must send to the outside (a webhook, an e-mail), one row each.
+
+A feature writes the row in the same database transaction as the decision that calls for it,
+so the decision and the duty to send exist together or not at all; a Celery task on its own
+queue sends it (outbox/services.py), retrying with back-off, and records one outcome.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class Status(models.TextChoices):
+    PENDING = "pending", "Pending"  # waiting for its (next) attempt
+    SENDING = "sending", "Sending"  # an attempt is under way (a worker holds its lease)
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+FINAL = (Status.SUCCEEDED, Status.FAILED)
+
+
+class OutboxMessage(models.Model):
+    """One thing to send. Its `id` is the Idempotency-Key of every attempt: a receiver that
+    honours it acts once however often a worker that died mid-call makes us send it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=32, help_text="Which handler sends it (webhook, email).")
+    payload = models.JSONField(help_text="What its handler needs to send it.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0, help_text="Attempts started so far.")
+    max_attempts = models.PositiveIntegerField(default=5)
+    next_attempt_at = models.DateTimeField(help_text="When it is due (pending ones).")
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="Sending: when a worker that died holding it is given up."
+    )
+    last_error = models.CharField(max_length=500, blank=True)
+    result = models.TextField(blank=True, help_text="What the receiver answered (cut).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the feature that wrote it recorded its outcome (history, status).",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="outbox_due"),
+            models.Index(fields=["status", "lease_until"], name="outbox_lease"),
+            models.Index(
+                fields=["settled_at", "status"],
+                name="outbox_unsettled",
+                condition=models.Q(settled_at__isnull=True),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id} ({self.status})"
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL

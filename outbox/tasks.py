@@ -1,0 +1,19 @@
+"""Celery tasks of the outbox: one message's attempt (on OUTBOX_QUEUE), and beat's pass."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(ignore_result=True)
+def deliver(message_id: str) -> str:
+    """One attempt at an outbox message (routed to the OUTBOX_QUEUE queue by settings)."""
+    return services.deliver(message_id)
+
+
+@shared_task(ignore_result=True)
+def pass_outbox() -> dict[str, int]:
+    """Beat: queue what is due, what a dead worker left, and outcomes not yet settled."""
+    return services.pass_due()

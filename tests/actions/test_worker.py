@@ -1,0 +1,140 @@
+"""The outbox with real Celery workers: a worker killed (SIGKILL) in the middle of a webhook
+call leaves one outcome, sent again with the same Idempotency-Key; and presses that race make
+one run."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connections
+
+from actions.models import ActionRun
+from outbox.models import OutboxMessage
+from outbox.tasks import pass_outbox
+from tests.waiting import eventually
+from tests.workers import _inherited, kill, worker_process
+
+QUEUES = ["celery", django_settings.OUTBOX_QUEUE]
+
+
+@pytest.fixture
+def shared_database(transactional_db, tmp_path) -> Iterator[None]:
+    """The test database in a file for this test: a worker process forked from the test sees
+    what the test wrote, and the test what the worker writes (an in-memory database would be
+    copied at the fork, its writes lost with it). Restored afterwards."""
+    conn = connections["default"]
+    if conn.vendor != "sqlite":
+        yield  # PostgreSQL: the worker reaches the same database over its own connection
+        return
+    conn.ensure_connection()
+    memory = conn.connection
+    path = tmp_path / "db.sqlite3"
+    target = sqlite3.connect(path)
+    memory.backup(target)
+    target.close()
+    saved = conn.settings_dict["NAME"]
+    conn.connection = None
+    conn.settings_dict["NAME"] = str(path)
+    try:
+        yield
+    finally:
+        conn.close()
+        conn.settings_dict["NAME"] = saved
+        conn.connection = memory
+
+
+def fresh_connections() -> None:
+    """In the worker: never use a SQLite connection opened before the fork."""
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None:
+            _inherited.append(conn.connection)
+            conn.connection = None
+
+
+def status_of(run_id: str) -> str:
+    return ActionRun.objects.get(pk=run_id).status
+
+
+def test_a_worker_killed_mid_call_leaves_one_outcome_and_the_same_idempotency_key(
+    shared_database,
+    replenishers,
+    warehouse,
+    make_action,
+    send,
+    press,
+    receiver,
+    client_for,
+    settings,
+):
+    settings.OUTBOX_LEASE_SECONDS = 1.0  # how long a dead worker holds the message
+    rita, _ = replenishers
+    make_action()
+    sent = send()
+    receiver.hold()  # the WMS takes the call and does not answer yet
+
+    run = press(rita, sent.id, "task-created").json()["run"]
+    with worker_process(prepare=fresh_connections, queues=QUEUES) as worker:
+        assert eventually(lambda: len(receiver.calls) == 1, timeout=20)
+        message = OutboxMessage.objects.get(pk=run["id"])
+        assert (message.status, message.attempts) == ("sending", 1)  # marked before the call
+        kill(worker)
+    receiver.release()
+    assert status_of(run["id"]) == "pending"
+
+    with worker_process(prepare=fresh_connections, queues=QUEUES):
+        # Beat's next pass finds the message its dead worker held past the lease.
+        assert eventually(
+            lambda: pass_outbox.delay() and status_of(run["id"]) == "succeeded",
+            timeout=30,
+            interval=0.5,
+        )
+
+    first, second = receiver.calls
+    assert first.headers["idempotency-key"] == second.headers["idempotency-key"] == run["id"]
+    assert first.body == second.body  # the same request: the WMS acts once
+    message = OutboxMessage.objects.get(pk=run["id"])
+    assert (message.status, message.attempts) == ("succeeded", 2)
+    assert message.settled_at is not None
+    events = (
+        client_for(rita)
+        .get(f"/api/v1/notifications/{sent.id}/history/", {"warehouse": warehouse.pk})
+        .json()["results"]
+    )
+    assert [e["event"] for e in events].count("action_succeeded") == 1
+
+
+def test_presses_at_once_make_one_run(
+    shared_database, replenishers, make_action, send, press, receiver
+):
+    rita, ralf = replenishers
+    make_action()
+    sent, other = send(), send("Replenish B-02-01")
+
+    def race(*presses) -> list[int]:
+        barrier = threading.Barrier(len(presses))
+        answers: list[int] = []
+
+        def one(user, notification_id) -> None:
+            barrier.wait()
+            try:
+                answers.append(press(user, notification_id, "task-created").status_code)
+            finally:
+                connections.close_all()
+
+        threads = [threading.Thread(target=one, args=p) for p in presses]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        return sorted(answers)
+
+    # Two operators: one claims it and runs it, the other is told who has it.
+    assert race((rita, sent.id), (ralf, sent.id)) == [202, 409]
+    assert ActionRun.objects.filter(notification_id=sent.id).count() == 1
+    # The same operator twice (two tabs, a double tap): one run, the other answers it.
+    assert race((rita, other.id), (rita, other.id)) == [200, 202]
+    assert ActionRun.objects.filter(notification_id=other.id).count() == 1
