@@ -32,8 +32,6 @@ def built_keys() -> list[str]:
         keys.idempotency(w, "python", "retry-2"),
         keys.idempotency_binding(f"u:{user}", "retry-1"),
         keys.idempotency_binding("python", "retry-2"),
-        keys.read_marks(w, user),
-        keys.readers(w),
         keys.flags(w),
         keys.states(w),
         keys.changes(w),
@@ -46,11 +44,9 @@ def built_keys() -> list[str]:
         keys.classes(w),
         keys.places(w),
         keys.open_index(w),
-        keys.watermarks(w),
-        keys.markers(w),
-        keys.read_open(w),
+        keys.users(w),
+        keys.reads(w),
         keys.snoozes(w),
-        keys.snoozers(w),
         keys.rule_alerts(w, "sql:5"),
         keys.rule_sent(w, "py:negative_stock"),
         keys.rule_lock("sql:5"),
@@ -89,7 +85,7 @@ def test_owners_come_out_of_the_key():
     assert parsed is not None
     assert (parsed.warehouse_id, parsed.family.owner, parsed.owner) == (7, "rule", "sql:5")
     assert keys.parse_warehouse_key(keys.inbox(7, "r:42")) == keys.WarehouseKey(7, "role", "42")
-    assert keys.parse_warehouse_key(keys.read_marks(7, 31)) == keys.WarehouseKey(7, "user", "31")
+    assert keys.parse_warehouse_key(keys.inbox(7, "u:31")) == keys.WarehouseKey(7, "user", "31")
     assert keys.parse_warehouse_key(keys.contents(7)) == keys.WarehouseKey(7, "other")
 
 

@@ -8,8 +8,8 @@ remembers that it covered them), a re-raise or an escalation empties both, and t
 changes is the model's own counter. A snooze is a user -> until entry per notification: while
 it lasts the notification is out of that user's unread, latest and default list; waking it
 (beat once its time has passed, DELETE, a re-raise, an escalation, a release; claiming ends
-one's own) makes it unread for them again unless a "mark all read" of theirs covered it since
-it was last raised, and (except for a re-raise, escalation or release, which change it anyway)
+one's own) makes it unread for them again, even when a "mark all read" of theirs covered it
+(SPEC 13), and (except for a re-raise, escalation or release, which change it anyway)
 is a change of its own.
 
 Random sequences of publish (to a user, to roles, to both, to nobody with escalation; every
@@ -116,11 +116,11 @@ class Reference:
 
     @staticmethod
     def wake(note: Note, user: str) -> None:
-        """The user's snooze ends: unread for them again unless a mark all covered it."""
+        """The user's snooze ends: unread for them again, also when a "mark all read" of
+        theirs covered it (SPEC 13 as written)."""
         del note.snoozed[user]
         _checked["woken"] += 1
-        if user not in note.covered_by_all:
-            note.read_by.discard(user)
+        note.read_by.discard(user)
 
     @staticmethod
     def raised_again(note: Note) -> None:
