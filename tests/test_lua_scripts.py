@@ -119,7 +119,8 @@ def test_a_composed_scripts_header_covers_what_its_preludes_take():
             takes = [line for line in header(prelude.path) if line.startswith("-- Takes:")]
             assert bool(takes) == bool(prelude.keys or prelude.args), name
         if "idempotency" in named:
-            assert "idempotency_prior()" in own and "idempotency_store(" in own
+            assert "idempotency_prior()" in own
+            assert "idempotency_store(" in own
         if "version_check" in named:
             assert "directory_moved()" in own
     # Every read-model script file is composed by the loader.
