@@ -20,7 +20,7 @@ from subscriptions.store import token_count
 
 from . import keys
 from .domain import Notification, Severity
-from .readmodel import CURSOR_PER_MS, cursor_at, delivery
+from .readmodel import CURSOR_PER_MS, cursor_at, delivery, route_class
 from .readmodel.changes import report_retention_ms
 from .readmodel.delivery import EventView, event_read_state_call, event_view
 from .readmodel.layout import report_day
@@ -79,18 +79,18 @@ class _SubscriberCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}
+        self._entries: dict[tuple[int, int], tuple[str, tuple[str, ...], str]] = {}
         self._lock = threading.Lock()
 
-    def entry(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
-        """Token and sorted members."""
+    def entry(self, pair: tuple[int, int]) -> tuple[str, tuple[str, ...], str]:
+        """Token, sorted members and their route class (readmodel.route_class), computed once."""
         with self._lock:
-            return self._entries.get(pair, ("", ()))
+            return self._entries.get(pair, ("", (), route_class(())))
 
     def put(self, pair: tuple[int, int], token: str, members: Sequence[str]) -> None:
         ordered = tuple(sorted(members))
         with self._lock:
-            self._entries[pair] = (token, ordered)
+            self._entries[pair] = (token, ordered, route_class(ordered))
 
 
 subscriber_cache = _SubscriberCache()
@@ -132,9 +132,10 @@ def deliver(
     )
     for _ in range(attempts):
         version = confirmed_writes.check(keys.sequence(warehouse_id))
-        token, subscribers = subscriber_cache.entry(pair)
+        token, subscribers, route = subscriber_cache.entry(pair)
         if not set(extra_inboxes) <= set(subscribers):
             subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
+            route = route_class(subscribers)
         reply = delivery.publish(
             warehouse_id=warehouse_id,
             subscriber_keys=subscriber_keys,
@@ -149,6 +150,7 @@ def deliver(
                 "" if escalate_at_ms is None else escalate_at_ms,
                 notification.message_type,
                 report_retention_ms(),
+                route,
             ],
             version=version,
             guard=guard,

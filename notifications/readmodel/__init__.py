@@ -9,6 +9,8 @@
 - `views`, `changes`, `delivery`: the Python that calls them.
 """
 
+import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from config.lua_compose import Prelude, register
@@ -19,6 +21,15 @@ PRELUDE = register(
 
 # Cursors are now_ms * 1024 (+ a sequence within the millisecond): read_model.lua take_cursor.
 CURSOR_PER_MS = 1024
+
+
+def route_class(subscribers: Iterable[str]) -> str:
+    """The class id of a route: the first 12 hex digits of the SHA-1 of its sorted inboxes
+    joined by spaces. Publishing passes it (computed once per subscriber list and cached, so
+    no publish pays for it in Redis); read_model.lua class_of computes the same for an
+    escalated route (tests/notifications/test_readmodel_contract.py pins the pair)."""
+    joined = " ".join(sorted(subscribers))
+    return hashlib.sha1(joined.encode(), usedforsecurity=False).hexdigest()[:12]
 
 
 def cursor_at(ms: int) -> int:

@@ -26,7 +26,7 @@ def publish(
     guard: Guard,
     answer: str,
 ) -> Any:
-    """One call of lua/publish.lua (its header names `args`: ARGV[3..9])."""
+    """One call of lua/publish.lua (its header names `args`: ARGV[3..10])."""
     return scripts.PUBLISH.run(
         [
             *layout.warehouse_keys(warehouse_id, now_ms),

@@ -8,12 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
 
 from config import timestamps
 from notifications import keys, store
 from notifications.api.etags import Basis
 from notifications.domain import IfNoneMatch, InboxPage, NotModified
-from notifications.readmodel import CURSOR_PER_MS, cursor_at, layout
+from notifications.readmodel import CURSOR_PER_MS, changes, cursor_at, layout, route_class
 
 pytestmark = pytest.mark.django_db
 
@@ -70,12 +71,38 @@ def test_a_cursor_is_the_clock_times_cursor_per_ms(warehouse, replenishers, send
     assert cursor_at(before) <= note.cursor < cursor_at(after + 1)
 
 
-def test_the_route_class_is_lua_s_alone(redis, warehouse, replenishers, send):
-    """Only publish.lua (and escalate.lua) compute a class: the SHA-1 of the sorted inboxes,
-    12 hex digits. Pinned here so a stored class keeps its meaning across deploys."""
+def class_of_place(redis, warehouse, cursor: int) -> tuple[str, list[str]]:
+    place = redis.hget(keys.places(warehouse.pk), str(cursor)).decode()
+    route = redis.hget(keys.routes(warehouse.pk), str(cursor)).decode().split()[1:]
+    return place.split(":")[0], route
+
+
+def test_python_and_lua_compute_the_same_route_class(redis, warehouse, replenishers, send):
+    """Publishing passes the class Python computed (route_class, cached per subscriber list);
+    an escalation computes it in Lua (class_of) for the route with the role's inbox added.
+    Both must be the SHA-1 of the sorted inboxes, 12 hex digits: pinned here, so a stored
+    class keeps its meaning across deploys."""
     note = send(title="classed")
-    place = redis.hget(keys.places(warehouse.pk), str(note.cursor)).decode()
-    route = redis.hget(keys.routes(warehouse.pk), str(note.cursor)).decode().split()[1:]
-    expected = hashlib.sha1(" ".join(sorted(route)).encode(), usedforsecurity=False).hexdigest()
-    assert place.split(":")[0] == expected[:12]
-    assert not hasattr(keys, "route_class")
+    published, route = class_of_place(redis, warehouse, note.cursor)
+    formula = hashlib.sha1(" ".join(sorted(route)).encode(), usedforsecurity=False).hexdigest()
+    assert published == route_class(route) == formula[:12]
+
+    supervisors = Group.objects.create(name="supervisors")
+    answer = changes.escalate(
+        warehouse_id=warehouse.pk,
+        slot=str(note.cursor),
+        role_id=supervisors.pk,
+        now_ms=timestamps.now_ms(),
+    )
+    assert answer.changed is False  # not due: the index never held it, so nothing changed
+    redis.zadd(keys.escalations(warehouse.pk), {str(note.cursor): 1})
+    answer = changes.escalate(
+        warehouse_id=warehouse.pk,
+        slot=str(note.cursor),
+        role_id=supervisors.pk,
+        now_ms=timestamps.now_ms(),
+    )
+    assert answer.changed
+    escalated, route = class_of_place(redis, warehouse, note.cursor)
+    assert f"r:{supervisors.pk}" in route
+    assert escalated == route_class(route) != published

@@ -17,6 +17,7 @@
 -- ARGV[6] severity digit (0 info, 1 warning, 2 critical)
 -- ARGV[7] escalation due, ms ("" never)   ARGV[8] message type code
 -- ARGV[9] report retention, ms
+-- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
@@ -77,8 +78,8 @@ redis.call('HSET', KEYS[K.flags], c, 'o' .. ARGV[6])
 if ARGV[7] ~= '' then redis.call('ZADD', KEYS[K.escalations], ARGV[7], c) end
 count(ARGV[8], 'published', ARGV[9])
 -- The read model: its class (recorded once per new set of inboxes), its place, open.
-local class, members = class_of(subscribers)
-enter_class(class, members)
+local class = ARGV[10]
+enter_class(class, route)
 local place = make_place(class, ARGV[6], tonumber(c))
 redis.call('HSET', KEYS[K.places], c, place)
 redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. c)

@@ -142,7 +142,8 @@ local function record(slot, entry)
 end
 
 -- The class id of a set of inboxes (sorted, joined by spaces): the first 12 hex digits of its
--- SHA-1. Only Lua computes it.
+-- SHA-1, as notifications.readmodel.route_class computes it for publishing (a contract test
+-- pins the pair).
 local function class_of(members)
   table.sort(members)
   local joined = table.concat(members, ' ')
