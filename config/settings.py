@@ -253,12 +253,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
     "health_check_interval": 10,
 }
-# Two queues, each with its own workers (Procfile: `worker` and `push_worker`). The scheduled
-# passes (escalation, handover, snooze wake-ups, rules, sweeps) and all other tasks run on
-# Celery's default queue. Pushes, which wait on outside push services, run on their own, so a
-# slow or stuck push service never delays an escalation or a handover.
+# Queues, each with its own workers (the Procfiles' `worker`, `push_worker`, `outbox` and
+# `rules`). The scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and all
+# other tasks run on Celery's default queue. What waits on the outside runs on its own: pushes
+# (push services), the outbox (webhooks, e-mail; OUTBOX_QUEUE below) and the admin's runs of
+# SQL rules (`rules`, set on those tasks), so none of them ever delays an escalation or a
+# handover. The one table of routes:
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"push.tasks.*": {"queue": "push"}}
+OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
+CELERY_TASK_ROUTES = {
+    "push.tasks.*": {"queue": "push"},
+    "outbox.tasks.deliver": {"queue": OUTBOX_QUEUE},
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -474,10 +480,9 @@ WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600
 WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
 
 # --- The outbox: webhooks and e-mails sent by a Celery task (SPEC 14) -------------------------
-# The outbox's task runs on its own queue, so a slow receiver never holds up sweeps and rules:
-# run a worker for it (`celery -A config worker -Q outbox`, the Procfiles' `outbox` line).
-OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
-CELERY_TASK_ROUTES = {"outbox.tasks.deliver": {"queue": OUTBOX_QUEUE}}
+# The outbox's task runs on its own queue (OUTBOX_QUEUE, routed with the others above), so a
+# slow receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
+# -Q outbox`, the Procfiles' `outbox` line).
 # Attempts per message (an alert action's webhook: ALERT_ACTION_MAX_ATTEMPTS), the wait after
 # the first failure, doubled each time up to the longest (with jitter), and how long a worker
 # holds a message it is sending: one that died holding it is sent again after that.

@@ -26,6 +26,7 @@ SHELL_STATIC = [
     "web/js/language.js",
     "web/js/main.js",
     "web/js/alarm.js",
+    "web/js/alert-actions.js",
     "web/js/api.js",
     "web/js/chat.js",
     "web/js/contacts.js",
