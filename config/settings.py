@@ -531,6 +531,15 @@ NOTICE_PASS_BATCH = env.int("NOTICE_PASS_BATCH", default=200)
 # How many missing members an escalation names in its notification and e-mail (the count is
 # always complete; the roster has them all).
 NOTICE_ESCALATION_MAX_NAMES = env.int("NOTICE_ESCALATION_MAX_NAMES", default=100)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "notices-pass": {
+            "task": "notices.tasks.notices_pass",
+            "schedule": NOTICE_PASS_SECONDS,
+            "options": {"expires": NOTICE_PASS_SECONDS},
+        },
+    }
+)
 # E-mail (Django's settings, from the environment). Without EMAIL_HOST, EMAIL_BACKEND decides
 # (default: SMTP on localhost:25); `manage.py demo` writes mails to var/mail/ (file backend).
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
