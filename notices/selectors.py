@@ -84,12 +84,14 @@ def _with_my_ack(found: QuerySet[Notice], user: User) -> QuerySet[Notice]:
 
 
 def notices_for(*, user: User, warehouse_id: int, limit: int) -> list[Notice]:
-    """The warehouse's notices whose audience the user is in (staff: all), newest first, each
-    with `my_ack` (when they acknowledged the current version, or None) and `in_audience`."""
+    """The warehouse's notices whose audience the user is in, or whose escalation role they
+    are in (staff: all), newest first, each with `my_ack` (when they acknowledged the current
+    version, or None) and `in_audience`."""
     found = Notice.objects.filter(warehouse_id=warehouse_id)
     mine = set(found.filter(_in_audience(user)).order_by().values_list("pk", flat=True).distinct())
     if not user.is_staff:
-        found = found.filter(pk__in=mine)
+        overseen = Q(escalation_role__in=directory_cache.role_ids(user))
+        found = found.filter(Q(pk__in=mine) | overseen)
     notices = list(_with_my_ack(found, user).order_by("-created_at", "-pk")[:limit])
     for notice in notices:
         notice.in_audience = notice.pk in mine  # type: ignore[attr-defined]
