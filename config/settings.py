@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "shifts",  # who is on shift, and the handover at each shift end (SPEC section 13)
     "outbox",  # what the server sends out (webhooks, e-mails): one row each, sent by a task
     "actions",  # alert actions, reminders until claimed, e-mail when unclaimed (SPEC 14)
+    "notices",  # notices everyone must read: acknowledgements, roster, reminders (SPEC 15)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -523,6 +524,24 @@ CELERY_BEAT_SCHEDULE.update(
             "task": "actions.tasks.send_reminders",
             "schedule": ALERT_REMINDER_SECONDS,
             "options": {"expires": ALERT_REMINDER_SECONDS},
+        },
+    }
+)
+# Notices (SPEC 15): beat reminds unacknowledged members at their next shift start and
+# escalates past-due notices this often; a shift start up to NOTICE_REMINDER_LOOKBACK_SECONDS
+# ago still reminds (a beat that was down catches up), at most NOTICE_PASS_BATCH notices a pass.
+NOTICE_PASS_SECONDS = env.float("NOTICE_PASS_SECONDS", default=10.0)
+NOTICE_REMINDER_LOOKBACK_SECONDS = env.int("NOTICE_REMINDER_LOOKBACK_SECONDS", default=1800)
+NOTICE_PASS_BATCH = env.int("NOTICE_PASS_BATCH", default=200)
+# How many missing members an escalation names in its notification and e-mail (the count is
+# always complete; the roster has them all).
+NOTICE_ESCALATION_MAX_NAMES = env.int("NOTICE_ESCALATION_MAX_NAMES", default=100)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "notices-pass": {
+            "task": "notices.tasks.notices_pass",
+            "schedule": NOTICE_PASS_SECONDS,
+            "options": {"expires": NOTICE_PASS_SECONDS},
         },
     }
 )

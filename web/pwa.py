@@ -36,6 +36,7 @@ SHELL_STATIC = [
     "web/js/lifecycle.js",
     "web/js/notifications.js",
     "web/js/offline.js",
+    "web/js/notices.js",
     "web/js/onshift.js",
     "web/js/poller.js",
     "web/js/push.js",
