@@ -176,7 +176,7 @@ def followup_rows(bench: Bench) -> list[Line]:
             row="18",
             work=f"one beat tick of reminders and e-mails at {alerts:,} open alerts "
             f"({indexed:,} index entries), all due: entries handled",
-            project=Measure("", [float(handled)], fmt="{:,.0f}"),
+            project=Measure("", [handled], fmt="{:,.0f}"),
             goal=f"≤ {cap:,} (bounded)",
             met=handled <= cap,
             note=f"{counts['reminded']:,} reminded, {counts['emailed']:,} e-mails written; "
