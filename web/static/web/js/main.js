@@ -68,6 +68,7 @@ function onHealth({ state, error }) {
       ? gettext("Updates failed. Retrying…")
       : gettext("Reconnecting…");
   }
+  status.title = statusText.textContent; // the whole text, where the row shortens it
 }
 
 const poller = new Poller({
