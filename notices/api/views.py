@@ -36,7 +36,7 @@ def _visible(request: Request, notice_id: int) -> tuple[User, Notice]:
 class NoticeListView(APIView):
     @extend_schema(
         parameters=[s.NoticeQuery],
-        responses={200: s.NoticeListOutput, 400: DetailOutput},
+        responses={200: s.NoticeListOutput},
         operation_id="notices_list",
         summary="The notices of a warehouse for me, newest first",
         description="Those whose audience I am in (staff: all), each with `my_ack` for the "
@@ -52,7 +52,7 @@ class NoticeListView(APIView):
 
     @extend_schema(
         request=s.NoticeInput,
-        responses={201: s.NoticeOutput, 400: DetailOutput, 403: DetailOutput},
+        responses={201: s.NoticeOutput, 403: DetailOutput},
         summary="Publish a notice",
         description="Needs the permission `notices.add_notice`. Publishes a NOTICE "
         "notification to its roles' and users' inboxes, whether or not they subscribe.",
@@ -80,7 +80,7 @@ class NoticeView(APIView):
 
     @extend_schema(
         request=s.NoticeChangeInput,
-        responses={200: s.NoticeOutput, 400: DetailOutput, 403: DetailOutput, 404: DetailOutput},
+        responses={200: s.NoticeOutput, 403: DetailOutput, 404: DetailOutput},
         summary="Edit a notice",
         description="Needs `notices.change_notice`. A changed title or body makes a new "
         "version that everyone acknowledges again (earlier acknowledgements stay recorded); "
