@@ -19,12 +19,15 @@ from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db import IntegrityError, transaction
+from django.db.models import F, Value
 from django.utils.translation import gettext as _
 
 from config import timestamps
 from config.errors import Conflict, NotFound
 from config.redis import REDIS_UNAVAILABLE, get_redis
-from notifications.services import publish
+from directory import cache as directory
+from notifications.domain import PublishResult
+from notifications.services import PublishError, publish
 from subscriptions.models import MessageType, Warehouse
 
 from . import selectors
@@ -42,25 +45,31 @@ class VersionConflict(Conflict):
 
 
 def notice_type() -> MessageType:
-    """The NOTICE type (made by a migration; made again here if someone deleted it)."""
+    """The NOTICE type, from the directory's per-process cache (no query in steady state); made
+    by a migration, made (or made active) again here if someone deleted (or deactivated) it."""
+    held = directory.message_type(NOTICE_TYPE)
+    if held is not None and held.is_active:
+        return held
     found, _created = MessageType.objects.get_or_create(
         code=NOTICE_TYPE,
         defaults={"name": "须知", "name_en": "Notice", "default_ttl_seconds": 7 * 24 * 3600},
     )
     if not found.is_active:
-        MessageType.objects.filter(pk=found.pk).update(is_active=True)
+        found.is_active = True
+        found.save(update_fields=["is_active"])  # a save: the directory's signal drops its copy
     return found
 
 
 def audience_inboxes(notice: Notice) -> list[str]:
-    """Its roles' and users' inboxes ("r:<id>", "u:<id>"): what a publish reaches."""
+    """Its roles' and users' inboxes ("r:<id>", "u:<id>"): what a publish reaches. One query
+    (the two link tables in one UNION ALL), whatever the audience's size."""
     roles = Notice.roles.through.objects.filter(notice_id=notice.pk).values_list(
-        "group_id", flat=True
+        Value("r"), "group_id"
     )
     users = Notice.users.through.objects.filter(notice_id=notice.pk).values_list(
-        "user_id", flat=True
+        Value("u"), "user_id"
     )
-    return sorted({*(f"r:{r}" for r in roles), *(f"u:{u}" for u in users)})
+    return sorted({f"{kind}:{pk}" for kind, pk in roles.union(users, all=True)})
 
 
 def _redis_reachable() -> None:
@@ -68,16 +77,31 @@ def _redis_reachable() -> None:
     get_redis().ping()
 
 
+def _publish(**arguments: Any) -> PublishResult:
+    """publish() of a NOTICE: the type by its code, as any alert's, from the directory this
+    process holds (no round trip of its own); made again first only if it is missing or
+    inactive (someone deleted or deactivated it)."""
+    try:
+        return publish(message_type=NOTICE_TYPE, **arguments)
+    except PublishError as exc:
+        if exc.field != "message_type":
+            raise
+    return publish(message_type=notice_type(), **arguments)
+
+
 def publish_current(*, notice_id: int, quiet: bool = False) -> bool:
     """Publish the notice's current version to its audience unless it went out already (or the
     notice is closed). With `quiet`, a Redis failure is logged and left to beat's next pass.
     True when it was published now."""
-    notice = Notice.objects.filter(pk=notice_id).first()
-    if notice is None or notice.is_closed or notice.published_version >= notice.version:
+    notice = (
+        Notice.objects.filter(pk=notice_id, is_closed=False, published_version__lt=F("version"))
+        .only("pk", "warehouse_id", "title", "body", "severity", "version")
+        .first()
+    )
+    if notice is None:  # gone, closed, or this version went out already
         return False
     try:
-        result = publish(
-            message_type=notice_type(),
+        result = _publish(
             warehouse=notice.warehouse_id,
             title=notice.title,
             body=notice.body,

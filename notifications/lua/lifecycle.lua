@@ -38,6 +38,9 @@
 -- release_held: ARGV[8] the user who must still hold the claim (the system gives back the
 --            claim of someone going off shift, SPEC 13; the event's `by` is null)
 -- snooze:    ARGV[8] when it wakes, ms (the caller checked it is in the future)
+-- claim:     ARGV[8] (optional, an action's press): the message types that have the action,
+--            space-separated: "other_type" when it is of none of them, "same" (no change)
+--            when the presser holds it already
 -- wake_due:  ARGV[3] ""; ARGV[8..] "<user id>:<slot>" entries the caller read from the snoozes
 --            zset as due; each still due is woken (by time), each gone is skipped
 -- Every change that gives a new cursor also PUBLISHes "<cursor> <id> <inbox>..." on the
@@ -46,7 +49,8 @@
 --          the user's snooze: when it wakes (ms) or false}:
 --   "ok" changed (cursor is the new one); "same" nothing to change (idempotent);
 --   "missing" unknown, expired, not visible to the user, or (escalate) done already;
---   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer.
+--   "taken" claimed by someone else; "resolved" resolved already; "forbidden" not the claimer;
+--   "other_type" (a press) not of a type that has the action: nothing changed.
 --   history: extra = the events after publishing, comma-separated JSON objects.
 --   reraise: extra = how many inboxes it is in (from its route).
 --   reraise, escalate: {"readers", user id, ...} when the readers set differs from the user
@@ -323,10 +327,17 @@ if op == 'history' then
 end
 
 if op == 'claim' then
+  -- A press of an alert action (SPEC 14) claims in this same call: ARGV[8] names the types
+  -- that have the action. Of another type, or held by the presser already, nothing changes.
+  local pressed = ARGV[8]
+  if pressed and not has_word(pressed, content_of(slot).message_type) then
+    return reply('other_type', slot)
+  end
   if state.status == 'resolved' then return reply('resolved', slot) end
   if state.status == 'claimed' and state.claimed_by.id ~= actor.id then
     return reply('taken', slot)
   end
+  if pressed and state.status == 'claimed' then return reply('same', slot) end
   -- Taking it on ends my snooze of it (claiming is reading it, below).
   if snoozed_until(ARGV[4], slot) then wake(slot, ARGV[4], actor) end
   -- Claiming is also reading it, for the claimer (after the change: no longer open by then).
