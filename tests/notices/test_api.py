@@ -181,7 +181,17 @@ def test_two_taps_at_once_make_one_record(warehouse, people, post_notice, client
         try:
             client = client_for(User.objects.get(pk=people.rita.pk))
             barrier.wait()
-            answers.append(client.post(f"/api/v1/notices/{notice.pk}/ack/", {"version": 1}))
+            # SQLite's shared test database may refuse a racer outright ("locked"): the page
+            # taps again, as after a dropped request (at most a few times).
+            for attempt in range(5):
+                try:
+                    answers.append(
+                        client.post(f"/api/v1/notices/{notice.pk}/ack/", {"version": 1})
+                    )
+                    break
+                except Exception as exc:
+                    if "locked" not in str(exc) or attempt == 4:
+                        raise
         except BaseException as exc:
             failures.append(exc)
         finally:
@@ -193,12 +203,10 @@ def test_two_taps_at_once_make_one_record(warehouse, people, post_notice, client
     for thread in threads:
         thread.join()
 
-    # SQLite's shared test database may refuse one racer outright ("locked"): that tap failed
-    # as a dropped request would, and recorded nothing.
-    assert [f for f in failures if "locked" not in str(f)] == []
+    assert failures == []
     assert NoticeAck.objects.count() == 1
-    acked = {a.json()["my_ack"] for a in answers if a.status_code == 200}
-    assert len(acked) == 1
+    assert [a.status_code for a in answers] == [200, 200]
+    assert len({a.json()["my_ack"] for a in answers}) == 1  # the first time, kept
 
 
 def test_the_roster_lists_the_audience_now_with_a_later_joiner_and_exports_csv(
