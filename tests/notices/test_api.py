@@ -185,9 +185,7 @@ def test_two_taps_at_once_make_one_record(warehouse, people, post_notice, client
             # taps again, as after a dropped request (at most a few times).
             for attempt in range(5):
                 try:
-                    answers.append(
-                        client.post(f"/api/v1/notices/{notice.pk}/ack/", {"version": 1})
-                    )
+                    answers.append(client.post(f"/api/v1/notices/{notice.pk}/ack/", {"version": 1}))
                     break
                 except Exception as exc:
                     if "locked" not in str(exc) or attempt == 4:
