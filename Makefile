@@ -26,7 +26,7 @@ demo:
 	$(PY) -m venv $(VENV) && $(BIN)/pip install -q -e . && $(BIN)/python manage.py demo
 
 test:
-	$(PY) -m venv $(VENV) && $(BIN)/pip install -q -e ".[dev]" && $(BIN)/pytest
+	$(PY) -m venv $(VENV) && $(BIN)/pip install -q -e ".[dev]" && $(BIN)/pytest -n 2
 
 test-fast:
 	$(BIN)/pytest -q -n 2 -m "not browser"

@@ -54,6 +54,15 @@ class Catalog:
             self.shown[key] = found
         return found
 
+    def with_code(self, code: str) -> dict[str, Entry]:
+        """The active actions with this code, by their message type's code."""
+        return {
+            type_code: entry
+            for type_code, entries in self.by_type.items()
+            for entry in entries
+            if entry.code == code
+        }
+
     def find(self, type_code: str, code: str) -> Entry | None:
         for entry in self.by_type.get(type_code, ()):
             if entry.code == code:

@@ -1,12 +1,16 @@
 """Writes of alert actions (SPEC 14): pressing one, and sending its run to the WMS.
 
-A press is decided on the alert in Redis (visible, not resolved, not someone else's, the scan
-matching; claimed for the presser when open) and then written in one database transaction:
-the run and its outbox message, with the history's `action` event (and the press's
-Idempotency-Key record) written by one Redis script inside that transaction, so a Redis
-failure there leaves no run. The outbox's task then posts the webhook (`send_webhook`), and
-`settle` records the outcome once: `action_succeeded` / `action_failed` in the history, the
-run's status, and a resolving action's resolve.
+A press is decided on the alert in Redis (visible, of a type that has the action, not
+resolved, not someone else's, the scan matching; claimed for the presser when open): one
+script call that reads and claims (`lifecycle.claim_to_act`) when the action has nothing to
+check against the alert's data, else a read, the scan's check, then the claim. Then one
+database transaction writes the run and its outbox message (a Redis failure before it leaves
+no run). After the commit, the history's `action` event (once per run) and the outbox's task
+are recorded and queued; should either fail, the press's retry (by its Idempotency-Key, or
+as the action's live run) records `action`, and beat's next pass sends the message. The task
+posts the webhook (`Webhooks.send`), and `settle` records the outcome once:
+`action_succeeded` / `action_failed` in the history, the run's status, and a resolving
+action's resolve.
 """
 
 from __future__ import annotations
@@ -98,8 +102,21 @@ def press(
         before = asked.earlier()
         if before is not None:
             return before
+    held = catalog.current()
+    candidates = held.with_code(code)
+    if candidates and not any(e.confirm_field for e in candidates.values()):
+        # Nothing to check against the alert's data first: read and claim in one call.
+        claimed = lifecycle.claim_to_act(
+            user=user,
+            warehouse_id=warehouse_id,
+            notification_id=notification_id,
+            types=candidates.keys(),
+        )
+        if claimed is None:
+            raise NoSuchAction(gettext("This alert has no action %(code)s.") % {"code": code})
+        return asked.start(claimed, candidates[claimed.notification.message_type])
     item = lifecycle.peek(user=user, warehouse_id=warehouse_id, notification_id=notification_id)
-    entry = catalog.current().find(item.notification.message_type, code)
+    entry = held.find(item.notification.message_type, code)
     if entry is None:
         raise NoSuchAction(gettext("This alert has no action %(code)s.") % {"code": code})
     state = item.lifecycle

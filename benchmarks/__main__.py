@@ -28,7 +28,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 19)]
+ALL_ROWS = [str(i) for i in range(1, 21)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -113,6 +113,7 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         rows_chat,
         rows_http,
         rows_inbox,
+        rows_notices,
         rows_publish,
         rows_shape,
         rows_sweep,
@@ -164,6 +165,12 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         phase("row 17: pressing an alert action", lambda: rows_actions.press_rows(bench))
     if "18" in rows:
         phase("row 18: reminders and e-mails per tick", lambda: rows_actions.followup_rows(bench))
+    if "19" in rows:
+        phase(
+            "row 19: a notice's roster, an acknowledgement", lambda: rows_notices.roster_rows(bench)
+        )
+    if "20" in rows:
+        phase("row 20: publishing a notice", lambda: rows_notices.publish_rows(bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 

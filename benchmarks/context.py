@@ -42,6 +42,9 @@ class Config:
     streams: int = 1000  # row 16: event streams opened at once
     press_alerts: int = 200  # row 17: presses (and claims) per side per round
     followup_alerts: int = 10_000  # row 18: open alerts that remind and e-mail
+    notice_members: int = 10_000  # row 19: members of a notice's audience (its roster)
+    notice_publish_members: int = 5_000  # row 20: members a notice is published to
+    notice_publishes: int = 50  # row 20: publishes per side per round
 
     @property
     def mark_sizes(self) -> tuple[int, int]:
@@ -119,6 +122,9 @@ TINY = Config(
     streams=5,
     press_alerts=3,
     followup_alerts=20,
+    notice_members=20,
+    notice_publish_members=20,
+    notice_publishes=3,
 )
 
 PRESETS = {c.name: c for c in (FULL, QUICK, TINY)}

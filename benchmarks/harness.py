@@ -24,7 +24,8 @@ class Measure:
 
     @property
     def median(self) -> float:
-        return statistics.median(self.values) if self.values else float("nan")
+        # A count (queries, entries) is a figure like any other: always a float.
+        return float(statistics.median(self.values)) if self.values else float("nan")
 
     def text(self) -> str:
         if not self.values:

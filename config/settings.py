@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "shifts",  # who is on shift, and the handover at each shift end (SPEC section 13)
     "outbox",  # what the server sends out (webhooks, e-mails): one row each, sent by a task
     "actions",  # alert actions, reminders until claimed, e-mail when unclaimed (SPEC 14)
+    "notices",  # notices everyone must read: acknowledgements, roster, reminders (SPEC 15)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -253,12 +254,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
     "health_check_interval": 10,
 }
-# Two queues, each with its own workers (Procfile: `worker` and `push_worker`). The scheduled
-# passes (escalation, handover, snooze wake-ups, rules, sweeps) and all other tasks run on
-# Celery's default queue. Pushes, which wait on outside push services, run on their own, so a
-# slow or stuck push service never delays an escalation or a handover.
+# Queues, each with its own workers (the Procfiles' `worker`, `push_worker`, `outbox` and
+# `rules`). The scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and all
+# other tasks run on Celery's default queue. What waits on the outside runs on its own: pushes
+# (push services), the outbox (webhooks, e-mail; OUTBOX_QUEUE below) and the admin's runs of
+# SQL rules (`rules`, set on those tasks), so none of them ever delays an escalation or a
+# handover. The one table of routes:
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"push.tasks.*": {"queue": "push"}}
+OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
+CELERY_TASK_ROUTES = {
+    "push.tasks.*": {"queue": "push"},
+    "outbox.tasks.deliver": {"queue": OUTBOX_QUEUE},
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -474,10 +481,9 @@ WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600
 WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
 
 # --- The outbox: webhooks and e-mails sent by a Celery task (SPEC 14) -------------------------
-# The outbox's task runs on its own queue, so a slow receiver never holds up sweeps and rules:
-# run a worker for it (`celery -A config worker -Q outbox`, the Procfiles' `outbox` line).
-OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
-CELERY_TASK_ROUTES = {"outbox.tasks.deliver": {"queue": OUTBOX_QUEUE}}
+# The outbox's task runs on its own queue (OUTBOX_QUEUE, routed with the others above), so a
+# slow receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
+# -Q outbox`, the Procfiles' `outbox` line).
 # Attempts per message (an alert action's webhook: ALERT_ACTION_MAX_ATTEMPTS), the wait after
 # the first failure, doubled each time up to the longest (with jitter), and how long a worker
 # holds a message it is sending: one that died holding it is sent again after that.
@@ -521,6 +527,24 @@ CELERY_BEAT_SCHEDULE.update(
         },
     }
 )
+# Notices (SPEC 15): beat reminds unacknowledged members at their next shift start and
+# escalates past-due notices this often; a shift start up to NOTICE_REMINDER_LOOKBACK_SECONDS
+# ago still reminds (a beat that was down catches up), at most NOTICE_PASS_BATCH notices a pass.
+NOTICE_PASS_SECONDS = env.float("NOTICE_PASS_SECONDS", default=10.0)
+NOTICE_REMINDER_LOOKBACK_SECONDS = env.int("NOTICE_REMINDER_LOOKBACK_SECONDS", default=1800)
+NOTICE_PASS_BATCH = env.int("NOTICE_PASS_BATCH", default=200)
+# How many missing members an escalation names in its notification and e-mail (the count is
+# always complete; the roster has them all).
+NOTICE_ESCALATION_MAX_NAMES = env.int("NOTICE_ESCALATION_MAX_NAMES", default=100)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "notices-pass": {
+            "task": "notices.tasks.notices_pass",
+            "schedule": NOTICE_PASS_SECONDS,
+            "options": {"expires": NOTICE_PASS_SECONDS},
+        },
+    }
+)
 # E-mail (Django's settings, from the environment). Without EMAIL_HOST, EMAIL_BACKEND decides
 # (default: SMTP on localhost:25); `manage.py demo` writes mails to var/mail/ (file backend).
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
@@ -560,7 +584,7 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 RULES_SQL_DENIED_TABLES = [
     *("auth_*", "authtoken_*", "django_*", "axes_*"),
     *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
-    *("shifts_*", "outbox_*", "actions_*"),
+    *("shifts_*", "outbox_*", "actions_*", "notices_*"),
     *env.list("RULES_SQL_DENIED_TABLES", default=[]),
 ]
 # If set, SQL rules may read only tables matching these patterns (and not denied above).

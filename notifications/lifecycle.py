@@ -8,6 +8,7 @@ cursor, so polling clients receive its new state; reads of its history are in se
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -203,6 +204,25 @@ def claim(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
     return act(
         Action.CLAIM, user=user, warehouse_id=warehouse_id, notification_id=notification_id
     ).item
+
+
+def claim_to_act(
+    *, user: User, warehouse_id: int, notification_id: str, types: Collection[str]
+) -> InboxItem | None:
+    """Claim it for a press of an alert action (SPEC 14) in one call, reading and claiming:
+    claimed for the user when open, unchanged when they hold it already; None, changing
+    nothing, when it is not of one of `types` (those that have the action). Raises NotVisible,
+    AlreadyResolved or AlreadyClaimed (someone else holds it) as `claim` does."""
+    answer = _by_user(
+        Action.CLAIM,
+        user=user,
+        warehouse_id=warehouse_id,
+        notification_id=notification_id,
+        args=(" ".join(sorted(types)),),
+    )
+    if answer.outcome == Outcome.OTHER_TYPE:
+        return None
+    return _checked(answer)
 
 
 def release(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:

@@ -16,6 +16,10 @@ from config import timestamps
 from config.embedded_redis import EmbeddedRedis
 from config.redis import get_redis
 from subscriptions.models import MessageType, Warehouse
+from tests.rules_sql_role import (
+    ON_POSTGRESQL,
+    rules_sql_role,  # noqa: F401  (a fixture)
+)
 from tests.settings import REDIS_CLUSTER_UNDER_TEST as CLUSTER
 from tests.settings import REDIS_SERVER
 
@@ -83,6 +87,16 @@ def _bring_redis_back() -> None:
             CLUSTER.restart()
     elif REDIS_SERVER.process.poll() is not None:  # a test stopped it: bring it back
         REDIS_SERVER.restart()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _rules_sql_role_on_postgresql(request: pytest.FixtureRequest) -> None:
+    """PostgreSQL: the SQL rules' role and its grants exist in every test process's database
+    before any test (the demo's data checks its SQL rule, not only the rule tests), as in a
+    deployment. Session-scoped, so it runs before any test's transaction: a GRANT made inside
+    one would be rolled back with it."""
+    if ON_POSTGRESQL:
+        request.getfixturevalue("rules_sql_role")
 
 
 @pytest.fixture(autouse=True)

@@ -45,6 +45,7 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
                 "contacts": "/api/v1/contacts/",
                 "stream": "/api/v1/stream/",
                 "onShift": reverse("shifts-on-now"),
+                "notices": reverse("notices"),
             },
             "loginUrl": reverse(settings.LOGIN_URL),
         }

@@ -30,6 +30,7 @@ class Outcome(StrEnum):
     TAKEN = "taken"  # claimed by someone else
     RESOLVED = "resolved"  # resolved already
     FORBIDDEN = "forbidden"  # only the claimer may release it
+    OTHER_TYPE = "other_type"  # a press: not of a type that has the action (nothing changed)
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,34 @@ def test_who_may_press_what(
 
 
 @pytest.mark.django_db
+def test_a_press_reads_and_claims_in_one_call_and_an_action_of_another_type_changes_nothing(
+    replenishers, warehouse, make_action, send, press, client_for, redis, monkeypatch
+):
+    from notifications import lifecycle
+    from subscriptions.models import MessageType
+
+    rita, _ = replenishers
+    other = MessageType.objects.create(code="OTHER", name="other", default_ttl_seconds=60)
+    make_action("elsewhere", message_type=other)
+    make_action()
+    sent = send()
+    reads: list[str] = []
+    monkeypatch.setattr(lifecycle, "peek", lambda **kwargs: reads.append("peek"))
+
+    assert press(rita, sent.id, "elsewhere").status_code == 404  # REP_NOTICE has no such action
+    shown = item(client_for(rita), warehouse, sent.id)
+    assert (shown["status"], shown["read"]) == ("open", False)  # not claimed, not read
+    assert [e["event"] for e in history(client_for(rita), warehouse, sent.id)] == ["published"]
+
+    assert press(rita, sent.id, "task-created").status_code == 202
+    assert reads == []  # nothing to check against the alert's data: no separate read
+    assert item(client_for(rita), warehouse, sent.id)["claimed_by"]["id"] == rita.pk
+    events = [e["event"] for e in history(client_for(rita), warehouse, sent.id)]
+    assert events == ["published", "claimed", "action"]
+    assert ActionRun.objects.count() == 1
+
+
+@pytest.mark.django_db
 def test_redis_down_is_503(replenishers, make_action, send, press, redis_down_later):
     rita, _ = replenishers
     make_action()

@@ -121,6 +121,7 @@ def test_a_browsers_stale_etag_is_answered_in_one_round_trip(
     client = APIClient()
     client.force_login(rita)
     params = {"warehouse": warehouse.pk}
+    send(title="before")  # warm with an item: N's parts held (its type's actions, SPEC 14)
     etag = get(client, path, params)["ETag"]
     assert get(client, path, params, etag).status_code == 304  # warm
     send(title="news")

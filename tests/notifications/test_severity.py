@@ -141,6 +141,10 @@ def test_the_admin_edits_severity_and_escalation(client, make_user, rep_notice, 
             "default_severity": "critical",
             "escalate_after_seconds": 120,
             "escalation_role": role.pk,
+            "remind_max": 3,
+            # The type's alert actions (SPEC 14), inline: none.
+            "alert_actions-TOTAL_FORMS": 0,
+            "alert_actions-INITIAL_FORMS": 0,
         },
     )
     listing = client.get("/admin/subscriptions/messagetype/")

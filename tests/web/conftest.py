@@ -66,6 +66,12 @@ def browser() -> Iterator[Browser]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("Playwright is not installed: pip install -e '.[dev]'")
+    from playwright.sync_api import expect
+
+    # Assertions wait for their condition as long as actions do (10 s, not Playwright's 5 s):
+    # a loaded CI machine can take longer than 5 s for a poll to come round; a condition that
+    # holds still passes at once.
+    expect.set_options(timeout=10_000)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=executable, headless=True, args=CHROMIUM_ARGS

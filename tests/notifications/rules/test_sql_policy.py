@@ -80,3 +80,19 @@ def test_rules_on_postgresql_may_not_read_the_catalogue(query, name):
 def test_business_tables_are_not_the_catalogue():
     query = f"SELECT {COLUMNS}, p.code AS key FROM inventory_bin p, public.inventory_bin q"
     assert sql.check_query(query, vendor="postgresql") == query
+
+
+def test_every_table_of_this_product_is_denied_to_rules():
+    """SQL rules read the WMS's business tables only: a new app's tables (notices, actions,
+    the outbox, ...) are denied as soon as it exists; only the demo WMS's own are readable."""
+    from django.apps import apps
+
+    from notifications.rules.sql_policy import table_allowed
+
+    business = {"inventory"}  # the demo WMS's tables, which its SQL rule reads
+    readable = sorted(
+        model._meta.db_table
+        for model in apps.get_models(include_auto_created=True)
+        if model._meta.app_label not in business and table_allowed(model._meta.db_table)
+    )
+    assert readable == []

@@ -35,6 +35,15 @@ export class CriticalAlarm {
   /** Ring for the critical, unread ones among `notes` (news that just arrived). */
   ring(notes) {
     if (!this.on || !notes.some((n) => n.severity === "critical" && isUnread(n))) return;
+    this.#sound();
+  }
+
+  /** Ring again for a critical alert nobody has claimed yet (a reminder), read or not. */
+  remind(note) {
+    if (this.on && note.severity === "critical") this.#sound();
+  }
+
+  #sound() {
     try {
       navigator.vibrate?.(VIBRATION_MS);
     } catch {

@@ -123,21 +123,3 @@ export class ActionRunner {
     this.input.setAttribute("aria-invalid", text ? "true" : "false");
   }
 }
-
-// --- Reminders until claimed ------------------------------------------------------------------
-
-let criticalSound = null;
-
-/**
- * THE HOOK of the critical-alert sound setting: the page's sound/vibration setting registers
- * here the function that plays its sound (and vibrates) when the user enabled it, or null to
- * stop. Until something registers, a reminder plays nothing.
- */
-export function setCriticalSoundPlayer(play) {
-  criticalSound = typeof play === "function" ? play : null;
-}
-
-/** A reminder of an alert nobody claimed (`event: reminder`): a critical one sounds again. */
-export function playReminderSound(note) {
-  if (note.severity === "critical" && criticalSound) criticalSound(note);
-}

@@ -4,6 +4,7 @@
 import { ChatPanel } from "./chat.js";
 import { byId } from "./dom.js";
 import { refreshTimes } from "./i18n.js";
+import { Notices } from "./notices.js";
 import { NotificationCenter } from "./notifications.js";
 import { Connection } from "./offline.js";
 import { OnShift } from "./onshift.js";
@@ -46,6 +47,9 @@ const chat = new ChatPanel({
   },
 });
 
+// Notices I must read, pinned above the alerts (SPEC 15).
+const notices = new Notices({ url: config.api.notices, toasts });
+
 const status = byId("connection-status");
 const statusText = byId("connection-text");
 
@@ -64,6 +68,7 @@ function onHealth({ state, error }) {
       ? gettext("Updates failed. Retrying…")
       : gettext("Reconnecting…");
   }
+  status.title = statusText.textContent; // the whole text, where the row shortens it
 }
 
 const poller = new Poller({
@@ -74,7 +79,9 @@ const poller = new Poller({
     // Actions that waited for the network go first, so the poll already shows their result.
     await notifications.flushQueue();
     // Both halves run even when one fails, so a chat outage does not freeze the bell.
-    const outcomes = await Promise.allSettled([notifications.poll(), chat.poll()]);
+    const outcomes = await Promise.allSettled([
+      notifications.poll(), chat.poll(), notices.refresh(),
+    ]);
     const failed = outcomes.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
   },
@@ -92,7 +99,10 @@ const live = config.stream ? new LiveStream({
   url: config.api.stream,
   cursorOf: (warehouseId) => memory.cursor(warehouseId),
   onReady: () => poller.pollNow(), // catch up on what is not replayed (chat, read elsewhere)
-  onNotification: (note) => notifications.receive(note),
+  onNotification: (note) => {
+    notifications.receive(note);
+    notices.receive(note); // a notice (or its new version) to read: pinned at once
+  },
   onReminder: (note) => notifications.remind(note),
   onReset: (warehouseId) => {
     notifications.reset(warehouseId); // `ready` follows, and its poll reloads the inbox
@@ -118,6 +128,7 @@ function chooseWarehouse(id) {
   memory.warehouse = id;
   notifications.setWarehouse(id);
   onShift.setWarehouse(id);
+  notices.setWarehouse(id);
   if (!byId("notification-panel").hidden) void onShift.refresh();
   live?.follow(id);
   const select = byId("warehouse-select");

@@ -12,7 +12,7 @@ import {
   HandoverDetails, acceptPath, handoverActions, handoverSummary, isHandover, shownTitle,
 } from "./handover.js";
 import { ActionQueue } from "./queue.js";
-import { ActionRunner, alertActionButtons, playReminderSound } from "./alert-actions.js";
+import { ActionRunner, alertActionButtons } from "./alert-actions.js";
 
 // The list's filters (SPEC 12). "all" is everything not resolved; resolved ones have their own.
 // What I snoozed is out of sight until it wakes, except under its own filter (SPEC 13).
@@ -357,7 +357,7 @@ export class NotificationCenter {
     if (known) this.#replace({ ...note, cursor: known.cursor });
     this.toasts.show(format(gettext("Still not claimed: %(title)s"), { title: note.title }),
                      { tone: "warning", warehouse: note.warehouse, action: () => this.open(note.id) });
-    playReminderSound(note);
+    this.alarm.remind(note); // a critical one sounds again, when the device's setting is on
   }
 
   /**

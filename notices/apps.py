@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NoticesConfig(AppConfig):
+    name = "notices"
+    verbose_name = "Notices"

@@ -1,0 +1,160 @@
+// Notices everyone must read (SPEC 15), pinned above the alerts: each notice of the shown
+// warehouse that asks me to acknowledge its current version, with "I have read this" (44 px,
+// like every button). Acknowledging records it once on the server (a second tap answers the
+// first time); a notice edited meanwhile (409) comes back with its new text to read again.
+// Those allowed (staff, the notice's escalation role) also get its roster: who has read it,
+// when, and who is on shift now, with the CSV export.
+//
+// Titles, bodies and names are typed by people: they go into the page as text only (dom.js).
+
+import { ApiError, describeError, get, post } from "./api.js";
+import { byId, h, replaceChildren } from "./dom.js";
+import { format, timeElement } from "./i18n.js";
+import { severityChip } from "./lifecycle.js";
+
+export const NOTICE_TYPE = "NOTICE";
+
+function mustRead(notice) {
+  return notice.in_audience && notice.requires_ack && !notice.is_closed && notice.my_ack === null;
+}
+
+export class Notices {
+  constructor({ url, toasts }) {
+    this.url = url;
+    this.toasts = toasts;
+    this.section = byId("notices");
+    this.list = byId("notice-list");
+    this.rosters = byId("notice-rosters");
+    this.dialog = byId("roster-dialog");
+    this.warehouseId = null;
+    this.asked = 0; // answers to an older question (another warehouse) are dropped
+    this.list?.addEventListener("click", (event) => this.#onClick(event));
+    this.rosters?.addEventListener("click", (event) => this.#onClick(event));
+    this.dialog?.querySelector(".dialog-close")?.addEventListener("click", () => this.dialog.close());
+  }
+
+  setWarehouse(id) {
+    this.warehouseId = id;
+    this.shown = null;
+    if (this.section) this.section.hidden = true;
+    void this.refresh();
+  }
+
+  /** A notification arrived: a notice's means something to read (or a new version). */
+  receive(note) {
+    if (note?.message_type === NOTICE_TYPE) void this.refresh();
+  }
+
+  async refresh() {
+    if (!this.section || this.warehouseId === null) return;
+    const warehouseId = this.warehouseId;
+    const asked = ++this.asked;
+    let answer;
+    try {
+      answer = await get(this.url, { warehouse: warehouseId });
+    } catch {
+      return; // offline or a hiccup: what is shown stays until the next poll
+    }
+    if (asked !== this.asked || warehouseId !== this.warehouseId) return;
+    this.#render(answer.results);
+  }
+
+  #render(notices) {
+    const pinned = notices.filter(mustRead);
+    const overseen = notices.filter((n) => n.roster_allowed && !n.is_closed && !mustRead(n));
+    // Each poll asks again: what did not change is left alone (a thumb on its way to a button
+    // must find the same button).
+    const shown = JSON.stringify([pinned, overseen.map((n) => [n.id, n.title])]);
+    if (shown === this.shown) return;
+    this.shown = shown;
+    replaceChildren(this.list, pinned.map((n) => this.#card(n)));
+    replaceChildren(this.rosters, overseen.map((n) => h("li", { className: "notice-roster-row" },
+      h("span", { className: "notice-roster-title" }, n.title),
+      this.#rosterButton(n))));
+    this.section.hidden = pinned.length === 0 && overseen.length === 0;
+  }
+
+  #card(notice) {
+    return h("li", {
+      className: `notice-card sev-${notice.severity}`,
+      dataset: { notice: String(notice.id), version: String(notice.version) },
+    },
+    h("div", { className: "notice-head" },
+      severityChip(notice),
+      notice.version > 1
+        ? h("span", { className: "notice-version" },
+            format(gettext("Changed: version %(version)s"), { version: notice.version }))
+        : null,
+      notice.due_at
+        ? h("span", { className: "notice-due" }, gettext("Read by"), " ", timeElement(notice.due_at))
+        : null),
+    h("h3", { className: "notice-title" }, notice.title),
+    notice.body ? h("p", { className: "notice-body" }, notice.body) : null,
+    h("div", { className: "notice-actions" },
+      h("button", {
+        type: "button",
+        className: "btn btn-primary notice-ack",
+        dataset: { action: "ack" },
+      }, gettext("I have read this")),
+      notice.roster_allowed ? this.#rosterButton(notice) : null));
+  }
+
+  #rosterButton(notice) {
+    return h("button", {
+      type: "button",
+      className: "btn btn-small notice-roster-button",
+      dataset: { action: "roster", notice: String(notice.id), title: notice.title },
+    }, gettext("Who has read it"));
+  }
+
+  async #onClick(event) {
+    const button = event.target.closest("button[data-action]");
+    if (!button) return;
+    if (button.dataset.action === "roster") {
+      await this.showRoster(Number(button.dataset.notice), button.dataset.title);
+      return;
+    }
+    const card = button.closest("[data-notice]");
+    button.disabled = true;
+    try {
+      await post(`${this.url}${card.dataset.notice}/ack/`, { version: Number(card.dataset.version) });
+      card.remove();
+      this.shown = null;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) {
+        this.toasts?.show(gettext("This notice was changed. Please read it again."));
+      } else {
+        this.toasts?.show(describeError(error));
+        button.disabled = false;
+        return;
+      }
+    }
+    await this.refresh();
+  }
+
+  async showRoster(noticeId, title) {
+    if (!this.dialog) return;
+    let roster;
+    try {
+      roster = await get(`${this.url}${noticeId}/roster/`);
+    } catch (error) {
+      this.toasts?.show(describeError(error));
+      return;
+    }
+    byId("roster-title").textContent = title;
+    byId("roster-summary").textContent = format(
+      gettext("Version %(version)s: %(acknowledged)s of %(total)s have read it, %(missing)s missing."),
+      roster);
+    byId("roster-csv").href = `${this.url}${noticeId}/roster/?format=csv`;
+    replaceChildren(byId("roster-list"), roster.results.map((row) => h("li", {
+      className: row.acked_at ? "roster-row is-read" : "roster-row is-missing",
+    },
+    h("span", { className: "roster-name" }, row.user.username),
+    row.acked_at
+      ? h("span", { className: "roster-when" }, timeElement(row.acked_at))
+      : h("span", { className: "roster-when" }, gettext("Not read yet")),
+    h("span", { className: row.on_shift ? "roster-shift is-on" : "roster-shift" },
+      row.on_shift ? gettext("On shift") : gettext("Off shift")))));
+    if (!this.dialog.open) this.dialog.showModal();
+  }
+}
