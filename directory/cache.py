@@ -7,10 +7,10 @@ a warehouse or a message type deletes a version token in Redis (right away and a
 the transaction commits, so no process keeps what a not yet committed change showed); the next
 reader puts a new random one (SET NX). Each request reads the version once (one GET, no
 database; a session's read brings it along) and a process that sees a new one drops everything
-it cached; so a change is seen at the very next request of every process. A poll
-(directory/optimistic.py) answers from the version the process holds and reads the version in
-the same round trip as its data instead: if it moved on, that answer is dropped and the poll is
-answered again the usual way.
+it cached; so a change is seen at the very next request of every process. A poll or a publish
+starts from the version the process holds instead, as an unconfirmed Snapshot
+(directory/snapshot.py) that the batch reading or writing its data confirms; if it moved on,
+that answer is dropped and answered again from a fresh one (directory/held.py).
 
 A fill is stored only if nothing changed while it read the database: after the read, the
 version is read again (in Redis, and in this process, under the lock) and must still be the one
@@ -28,12 +28,12 @@ A cache older than `MAX_AGE_SECONDS` is dropped too, in case a change was made p
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -43,21 +43,23 @@ from redis.exceptions import OutOfMemoryError, ReadOnlyError
 
 from config.redis import Batch, as_text, get_redis
 
+from . import snapshot as snapshots
 from .keys import version_key
+from .snapshot import (
+    DirectoryChanged,
+    HeldSession,
+    Snapshot,
+    current_scope,
+    request_scope,
+    snapshot,
+    within_request,
+)
 
 MAX_AGE_SECONDS = 300.0
 
 # The start of a version this process made up because Redis refused to store one: Redis never
 # holds it, so nothing can be confirmed against it.
 _PRIVATE = "uncached-"
-
-# Per request: the version read at its start (None outside a request: every call reads it).
-_request_version: ContextVar[dict[str, Any] | None] = ContextVar("directory_version", default=None)
-
-
-class DirectoryChanged(Exception):
-    """An optimistic request (`optimistic()`) answered from a version that Redis no longer
-    holds: nothing it read may be used, and it is answered again the usual way."""
 
 
 def _young(loaded_at: float) -> bool:
@@ -69,9 +71,9 @@ def bump() -> None:
     its next read, even within a request that has read the version already (a request that
     creates a message type and then publishes it must find it)."""
     get_redis().delete(version_key())
-    scope = _request_version.get()
-    if scope is not None:
-        scope.pop("version", None)
+    request = current_scope()
+    if request is not None:
+        request.snapshot = None
 
 
 def _read_version() -> str:
@@ -179,27 +181,29 @@ def seed(version: str | None) -> None:
     """The version, read by the caller in the same Redis round trip as its own data (the
     session store does): this request then reads it no more. None (not found): nothing is
     seeded and the first use reads it (and puts a new one)."""
-    scope = _request_version.get()
-    if version is None or scope is None or "version" in scope:
+    request = current_scope()
+    if version is None or request is None or request.snapshot is not None:
         return
     _cache.sync(version)
-    scope["version"] = version
+    request.snapshot = Snapshot(version)
 
 
 def checked() -> tuple[_Cache, str]:
     """The cache and the version it holds, once the version has been read (once per request,
-    on every call elsewhere). Within `optimistic()`, the version this process holds, not yet
-    read from Redis: the request confirms it later (`read_confirmed`, `confirm_pending`)."""
-    scope = _request_version.get()
-    if scope is not None and "version" in scope:
-        return _cache, scope["version"]
-    if scope is not None and "optimistic" in scope and (held := _cache.held_version()):
-        scope["version"] = scope["unconfirmed"] = held
-        return _cache, held
+    on every call elsewhere). Within `holding()`, the version this process holds, not yet
+    read from Redis: the request's snapshot is unconfirmed until its data's batch confirms it
+    (`read_confirmed`, `confirm_pending`)."""
+    request = current_scope()
+    if request is not None:
+        if request.snapshot is not None:
+            return _cache, request.snapshot.version
+        if request.may_hold and (held := _cache.held_version()):
+            request.snapshot = Snapshot(held, confirmed=False)
+            return _cache, held
     version = _read_version()
     _cache.sync(version)
-    if scope is not None:
-        scope["version"] = version
+    if request is not None:
+        request.snapshot = Snapshot(version)
     return _cache, version
 
 
@@ -221,11 +225,12 @@ def token(key: str) -> Any | None:
     return made
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HeldAccess:
-    """What this process's cache holds about a token's request, and the version it holds."""
+    """What this process's cache holds about a token's request, and the snapshot it holds it
+    at (unconfirmed)."""
 
-    version: str
+    snapshot: Snapshot
     user: User
     role_ids: list[int]
     warehouse_active: bool
@@ -235,8 +240,8 @@ def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
     """A token's active user, their roles and whether the warehouse is active, from what the
     cache holds now: no database, no Redis. None when any of it is not held (or the token's
     user is inactive): the caller asks the usual way. The answer is only as good as its
-    `version`; the caller must find that version still in Redis before it acts on it (the
-    event stream reads it in the same round trip as the warehouse's cursor)."""
+    `snapshot`; the caller must confirm it before it acts on it (the event stream reads the
+    version in the same round trip as the warehouse's cursor)."""
     cache = _cache
     with cache._lock:  # one consistent picture: a sync or a fill swaps these under the lock
         version, loaded_at = cache.version, cache.loaded_at
@@ -249,7 +254,7 @@ def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
         return None  # the usual way says why
     row = warehouses.get(int(warehouse_id))
     return HeldAccess(
-        version=version,
+        snapshot=Snapshot(version, confirmed=False),
         user=entry.user.build(User),
         role_ids=sorted(roles),
         warehouse_active=row is not None and bool(row.get("is_active")),
@@ -436,50 +441,32 @@ def held_now(name: str) -> Any | None:
     return _cache.extras.get(name)
 
 
-def within_request() -> bool:
-    """Whether a request's scope is open (its version is read once, or already was)."""
-    return _request_version.get() is not None
-
-
 @contextmanager
 def scope() -> Iterator[None]:
     """Read the version at most once within this block, or not at all if the caller is
     already within a request's scope (publish() from a view, a rule or a task)."""
-    if _request_version.get() is not None:
+    if within_request():
         yield
         return
     with request_scope():
         yield
 
 
-@contextmanager
-def optimistic() -> Iterator[None]:
+def holding() -> AbstractContextManager[None]:
     """Within a request's scope, answer from the version this process holds, without reading
     it first, and from the browser's session as this process last read it (`held_session`):
-    one Redis round trip fewer per poll. The request must confirm both before it answers:
-    `read_confirmed` reads them in the same round trip as the request's data,
-    `confirm_pending` on their own. Either raises DirectoryChanged when one has moved on.
+    one Redis round trip fewer per poll. The request's snapshot is then unconfirmed: the one
+    batch that reads its data confirms it (`read_confirmed`), or `confirm_pending` on its own;
+    either raises DirectoryChanged when it moved on (directory/held.py answers again).
 
     On Redis Cluster the version lives on another master than a warehouse's data, so a
     confirmation would cost the round trip it saves: there this block changes nothing.
     """
-    scope = _request_version.get()
-    if scope is None or settings.REDIS_CLUSTER:
-        yield
-        return
-    scope["optimistic"] = "yes"
-    try:
-        yield
-    finally:
-        scope.pop("optimistic", None)
-        scope.pop("session", None)
-        if scope.pop("unconfirmed", None) is not None:
-            # Left without a confirmation (Redis failed it): what follows reads afresh.
-            scope.pop("version", None)
+    return snapshots.holding(enabled=not settings.REDIS_CLUSTER)
 
 
 # Sessions as this process last read them from Redis (cache key -> the stored bytes), for
-# optimistic requests to start from; at most SESSIONS_HELD, dropped all at once when full.
+# requests within `holding()` to start from; at most SESSIONS_HELD, dropped all at once when full.
 SESSIONS_HELD = 10_000
 _sessions: dict[str, bytes] = {}
 
@@ -492,108 +479,89 @@ def hold_session(key: str, raw: bytes) -> None:
 
 
 def held_session(key: str) -> bytes | None:
-    """Within `optimistic()`, before anything was read the usual way: the session as this
-    process last read it, taken as unconfirmed along with the directory's version (the
-    request confirms both). None: read it the usual way."""
-    scope = _request_version.get()
+    """Within `holding()`, before anything was read the usual way: the session as this
+    process last read it, held in the request's snapshot along with the version, unconfirmed
+    (the request confirms both). None: read it the usual way."""
+    request = current_scope()
     raw = _sessions.get(key)
-    if raw is None or scope is None or "optimistic" not in scope or "session" in scope:
+    if raw is None or request is None or not request.may_hold:
         return None
-    if "version" in scope and "unconfirmed" not in scope:
-        return None  # already read the usual way in this request
+    before = request.snapshot
+    if before is not None and (before.confirmed or before.session is not None):
+        return None  # read the usual way in this request already (or held once)
     checked()  # the version, unconfirmed too
-    if "unconfirmed" not in scope:
+    found = request.snapshot
+    if found is None or found.confirmed:
         return None  # the process holds no version it can confirm
-    scope["session"] = (key, raw)
+    request.snapshot = dataclasses.replace(found, session=HeldSession(key, raw))
     return raw
 
 
-def _pending_reads() -> list[str]:
-    """The keys a confirmation reads: the version (if unconfirmed), then the session's."""
-    scope = _request_version.get()
-    if scope is None:
-        return []
-    found = [version_key()] if "unconfirmed" in scope else []
-    if "session" in scope:
-        found.append(scope["session"][0])
-    return found
+def _moved_on(held: Snapshot) -> NoReturn:
+    """`held` moved on: the request reads afresh from here on (the next read of the cache
+    syncs it to the new version, the session is read from Redis again)."""
+    if held.session is not None:
+        _sessions.pop(held.session.key, None)
+    request = current_scope()
+    if request is not None:
+        request.snapshot, request.may_hold = None, False
+    raise DirectoryChanged(held.version)
 
 
-def _confirm(replies: list[Any]) -> None:
-    """Compare what `_pending_reads` read (`replies`, in its order) with what was held."""
-    scope = _request_version.get()
-    if scope is None:
-        return
-    held = scope.pop("unconfirmed", None)
-    session = scope.pop("session", None)
-    moved = False
-    if held is not None:
-        raw = replies.pop(0)
-        moved = raw is None or as_text(raw) != held
-    if session is not None:
-        moved = moved or replies.pop(0) != session[1]
-    if moved:
-        _moved_on(scope, held, session)
+def _settle(held: Snapshot, replies: Sequence[Any]) -> None:
+    """The request's snapshot confirmed by `replies` (what `held.reads()` read), or
+    DirectoryChanged."""
+    try:
+        confirmed = held.confirmed_by(replies)
+    except DirectoryChanged:
+        _moved_on(held)
+    request = current_scope()
+    if request is not None and request.snapshot is held:
+        request.snapshot = confirmed
 
 
-def _moved_on(
-    scope: dict[str, Any], held: str | None, session: tuple[str, bytes] | None
-) -> NoReturn:
-    """Read afresh from here on: the next read of the cache syncs it to the new version, and
-    the session is read from Redis again."""
-    if session is not None:
-        _sessions.pop(session[0], None)
-    scope.pop("version", None)
-    scope.pop("optimistic", None)
-    raise DirectoryChanged(held)
-
-
-def read_confirmed(fill: Callable[[Batch], None]) -> list[Any]:
-    """The replies of the calls `fill` puts on a Batch, one round trip; when the request
-    answers from what it holds unconfirmed (the version, the session), with those read first
-    in that same round trip and confirmed (DirectoryChanged: one moved on, and the replies are
-    not returned)."""
-    pending = _pending_reads()
+def read_confirmed(held: Snapshot | None, fill: Callable[[Batch], None]) -> list[Any]:
+    """The replies of the calls `fill` puts on a Batch, one round trip; when `held` (the
+    request's snapshot) is unconfirmed, with what confirms it read first in that same round
+    trip (DirectoryChanged: it moved on, and the replies are not returned)."""
+    pending = () if held is None else held.reads()
     batch = Batch()
     for key in pending:
         batch.command("GET", key)
     fill(batch)
     replies = batch.execute()
-    if pending:
-        _confirm(replies[: len(pending)])
+    if held is not None and pending:
+        _settle(held, replies[: len(pending)])
     return replies[len(pending) :]
 
 
-def unconfirmed_version() -> str | None:
-    """The version the request answers from without having read it (within `optimistic()`),
-    or None: there is nothing to confirm."""
-    scope = _request_version.get()
-    return None if scope is None else scope.get("unconfirmed")
-
-
-def settle_unconfirmed(*, moved: bool) -> None:
-    """A write confirmed the held version in its own call (directory.confirmed_writes): what
-    was held stands (`moved` False), or DirectoryChanged is raised and the next read is fresh."""
-    scope = _request_version.get()
-    if scope is None or "unconfirmed" not in scope:
+def settle(held: Snapshot | None, *, moved: bool) -> None:
+    """A write confirmed `held`'s version in its own call (directory.confirmed_writes): it
+    stands (`moved` False), or DirectoryChanged is raised and the next read is fresh."""
+    if held is None or held.confirmed:
         return
-    held = scope.pop("unconfirmed")
     if moved:
-        _moved_on(scope, held, scope.pop("session", None))
+        _moved_on(held)
+    request = current_scope()
+    if request is not None and request.snapshot is held:
+        request.snapshot = Snapshot(held.version)
+
+
+def read_afresh() -> None:
+    """What follows in this request reads the directory and the session from Redis: what it
+    held moved on, or could not be confirmed."""
+    request = current_scope()
+    if request is None:
+        return
+    request.may_hold = False
+    held = request.snapshot
+    if held is not None and not held.confirmed:
+        request.snapshot = None
 
 
 def confirm_pending() -> None:
-    """Confirm what the request holds unconfirmed, if anything, with a read of its own."""
-    pending = _pending_reads()
-    if pending:
-        _confirm(get_redis().mget(pending))
-
-
-@contextmanager
-def request_scope() -> Iterator[None]:
-    """Read the version at most once within this block (one request)."""
-    scope = _request_version.set({})
-    try:
-        yield
-    finally:
-        _request_version.reset(scope)
+    """Confirm the request's snapshot, if unconfirmed, with a read of its own."""
+    held = snapshot()
+    pending = () if held is None else held.reads()
+    if held is not None and pending:
+        _settle(held, get_redis().mget(pending))

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib import auth
 from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBStore
+from django.http import HttpRequest
 
 from config.redis import as_text
 
@@ -22,6 +24,11 @@ from . import keys
 
 
 class SessionStore(CachedDBStore):
+    def read_again(self) -> None:
+        """Load the session from Redis at its next use: what this process held of it (a
+        poll's start, `load`) moved on."""
+        self.__dict__.pop("_session_cache", None)  # Django's: load() fills it at first use
+
     def load(self) -> dict[str, Any]:
         if settings.REDIS_CLUSTER:
             # The cache then lives on another server than the version: two round trips.
@@ -32,7 +39,7 @@ class SessionStore(CachedDBStore):
         key = keys.session(store._get_or_create_session_key())
         held = directory.held_session(key)
         if held is not None:
-            # A poll (directory/optimistic.py): as this process last read it, confirmed with
+            # A poll (directory/held.py): as this process last read it, confirmed with
             # the poll's data before the answer leaves.
             found: dict[str, Any] = client.decode(held)
             return found
@@ -47,6 +54,16 @@ class SessionStore(CachedDBStore):
         directory.hold_session(key, raw)
         data: dict[str, Any] = client.decode(raw)
         return data
+
+
+def read_again(request: HttpRequest) -> None:
+    """The request's session and the session's user, read afresh (directory/held.py: a poll
+    that started from what this process held of them, which moved on). The user is the
+    session's (AnonymousUser without one), as Django's `auth.get_user` reads it."""
+    session = getattr(request, "session", None)
+    if isinstance(session, SessionStore):
+        session.read_again()
+    request.user = auth.get_user(request)
 
 
 def preload(session_keys: list[str]) -> dict[str, dict[str, Any]]:

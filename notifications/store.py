@@ -158,7 +158,7 @@ def deliver(
         )
         replay = guard.replayed(reply)
         if replay is not None:  # the first attempt's answer, whatever changed since
-            directory.settle_unconfirmed(moved=False)
+            directory.settle(directory.snapshot(), moved=False)
             return Delivery(int(replay.reply[1]), (), replay)
         status = int(reply[0])
         confirmed_writes.settle(status)  # DirectoryChanged when it moved on: nothing written

@@ -43,6 +43,8 @@ from django.http.request import split_domain_port, validate_host
 from config import timestamps
 from config.json_renderer import JSONRenderer
 from config.redis import REDIS_UNAVAILABLE
+from directory import held as held_directory
+from directory.snapshot import DirectoryChanged
 from notifications import hooks, selectors
 from notifications.api.serializers import MAX_CURSOR
 from notifications.domain import InboxPage
@@ -150,10 +152,18 @@ class StreamApp:
                 bad_input = None
             except HttpError as exc:
                 request, bad_input = None, exc
-            admitted = None
-            if request is not None and bad_input is None:
-                admitted = await self._admit_held(headers, request[0])
-            user, listener, position = admitted or await self._admit(headers, request, bad_input)
+
+            async def usual() -> tuple[Any, Listener, int]:
+                return await self._admit(headers, request, bad_input)
+
+            async def quick() -> tuple[Any, Listener, int]:
+                found = None
+                if request is not None and bad_input is None:
+                    found = await self._admit_held(headers, request[0])
+                return found or await usual()
+
+            admitted = await held_directory.answer_async(quick, again=usual)
+            user, listener, position = admitted[0], admitted[1], admitted[2]
             since = request[1] if request is not None else None
             warehouse_id = listener.warehouse_id
             try:
@@ -193,7 +203,8 @@ class StreamApp:
     ) -> tuple[Any, Listener, int] | None:
         """The quick way in, when this process's directory holds the token, its user's roles
         and the warehouse: no worker thread, and one round trip that reads the cursor and
-        confirms the directory's version. None: take the usual way (nothing was sent)."""
+        confirms the held snapshot (DirectoryChanged when it moved on: directory/held.py takes
+        the usual way). None: not held, take the usual way (nothing was sent)."""
         held = access.held_token_access(headers, warehouse_id)
         if held is None or not held.warehouse_active:
             return None
@@ -204,9 +215,11 @@ class StreamApp:
         except STORE_DOWN:
             self.hub.unregister(listener)
             raise redis_down() from None
-        if version != held.version:  # tokens, users, roles or warehouses changed since
+        try:  # DirectoryChanged: tokens, users, roles or warehouses changed since
+            held.snapshot.confirmed_by([version])
+        except DirectoryChanged:
             self.hub.unregister(listener)
-            return None
+            raise
         return held.user, listener, position
 
     async def _admit(

@@ -19,7 +19,7 @@ from config.json_renderer import JSONRenderer
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
-from directory.optimistic import OptimisticDirectoryMixin
+from directory.held import HeldDirectoryMixin
 
 from .. import lifecycle, reports, selectors, services
 from . import etags
@@ -41,7 +41,7 @@ class NotificationAPIView(APIView):
     parser_classes = [JSONParser, XMLParser]
 
 
-class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
+class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
     permission_classes = [IsAuthenticated, CanPublish]
     etag_kind = "list"
 
@@ -93,7 +93,7 @@ class NotificationListView(OptimisticDirectoryMixin, NotificationAPIView):
         return response
 
 
-class UnreadView(OptimisticDirectoryMixin, NotificationAPIView):
+class UnreadView(HeldDirectoryMixin, NotificationAPIView):
     etag_kind = "unread"
 
     @extend_schema(

@@ -47,9 +47,9 @@ def _run(
     all_args = [now_ms, user_id, *args]
     if not confirmed:
         return script(keys=keys_, args=all_args)
-    # A poll answered from the directory's held version confirms it in this same round trip.
+    # A poll answered from the directory's held snapshot confirms it in this same round trip.
     call: Callable[[Any], None] = lambda batch: batch.script(script, keys=keys_, args=all_args)  # noqa: E731
-    [reply] = directory.read_confirmed(call)
+    [reply] = directory.read_confirmed(directory.snapshot(), call)
     return reply
 
 

@@ -159,3 +159,27 @@ def test_a_session_changed_since_it_was_held_is_read_again(
     reply = get(client, UNREAD, warehouse)
     assert reply.status_code == 200
     assert reply.json()["unread_count"] == 1  # Olga's
+
+
+@pytest.mark.parametrize("who", ["nina", "browser"])
+@pytest.mark.parametrize(("path", "kind"), [(LIST, "list"), (UNREAD, "unread")])
+def test_a_directory_change_during_a_poll_is_counted_once(request, warehouse, who, path, kind):
+    """A poll answered from a held directory that moved on is answered again, but it is still
+    one request: the throttle counts it once, and so do the poll and request metrics."""
+    from config import metrics
+    from config.throttling import UserRateThrottle
+
+    user, client = request.getfixturevalue(who)
+    assert get(client, path, warehouse).status_code == 200  # the directory (and session) held
+    throttle_log = UserRateThrottle._logs[f"throttle_user_{user.pk}"]
+    logged = len(throttle_log)
+    polls = metrics.POLLS.labels(kind)._value.get()
+    view = "notifications" if kind == "list" else "notifications-unread"
+    requests = metrics.REQUESTS.labels("GET", view, "200")._value.get()
+
+    get_redis().delete(version_key())  # another process's change, unseen by this one
+    assert get(client, path, warehouse).status_code == 200
+
+    assert len(throttle_log) == logged + 1
+    assert metrics.POLLS.labels(kind)._value.get() == polls + 1
+    assert metrics.REQUESTS.labels("GET", view, "200")._value.get() == requests + 1
