@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from config.timestamps import ms_to_datetime
 
@@ -90,10 +90,12 @@ class Notification:
         """The notification stored as `raw`: the same text always gives the same one, so the
         last PARSED_KEPT parsed are kept (polls of a warehouse read its recent notifications
         over and over; parsing them was a sixth of a first page of 50). Shared between
-        requests: nothing may change a notification's `data`."""
+        requests and threads, so its `data` is read-only (ReadOnlyDict, ReadOnlyList)."""
         found = _parsed.get(raw)
         if found is None:
-            found = cls(**json.loads(raw))
+            fields = json.loads(raw)
+            fields["data"] = read_only(fields.get("data", {}))
+            found = cls(**fields)
             if len(_parsed) >= PARSED_KEPT:
                 _parsed.clear()  # simpler than an LRU, and a miss only costs a parse
             _parsed[raw] = found
@@ -103,6 +105,64 @@ class Notification:
 # Notification.from_json's memory, per process: a few MB at most.
 PARSED_KEPT = 4096
 _parsed: dict[str | bytes, Notification] = {}
+
+
+def _refuse(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError("A stored notification's data is shared between requests: it is read-only.")
+
+
+class ReadOnlyDict(dict[str, Any]):
+    """A JSON object that cannot be changed in place, yet is a dict to every reader (json,
+    orjson, DRF, isinstance checks): a shared notification's `data`. Copy it (`dict(x)`) to
+    change it."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key: str, value: Any) -> NoReturn:
+        _refuse()
+
+    def __delitem__(self, key: str) -> NoReturn:
+        _refuse()
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]
+        _refuse()
+
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy, deepcopy and pickle build it whole
+        return (ReadOnlyDict, (dict(self),))
+
+
+class ReadOnlyList(list[Any]):
+    """A JSON array that cannot be changed in place (see ReadOnlyDict)."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index: Any, value: Any) -> NoReturn:
+        _refuse()
+
+    def __delitem__(self, index: Any) -> NoReturn:
+        _refuse()
+
+    def __iadd__(self, other: Any) -> NoReturn:  # type: ignore[misc]
+        _refuse()
+
+    def __imul__(self, other: Any) -> NoReturn:  # type: ignore[misc]
+        _refuse()
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReadOnlyList, (list(self),))
+
+
+def read_only(value: Any) -> Any:
+    """A parsed JSON value whose objects and arrays, at every depth, cannot be changed."""
+    if isinstance(value, dict):
+        return ReadOnlyDict({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return ReadOnlyList([read_only(item) for item in value])
+    return value
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ page that polls after a change (its If-None-Match now stale) pays for no separat
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,39 +23,10 @@ from django.utils.cache import patch_vary_headers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config import timestamps
 from directory import cache as directory
 
-from .. import selectors
-from ..domain import IfNoneMatch, NotModified, ViewVersion, answered
-from .serializers import MAX_CURSOR
-
-_FLAGS = {"true": "1", "1": "1", "false": "0", "0": "0"}
-
-
-def _query(
-    kind: str, params: Mapping[str, str], since: int | None = None
-) -> tuple[int, str] | None:
-    """(warehouse id, the rest of the query as text), or None for a query this shortcut does
-    not take (anything unusual): the full path answers those. A list without `since` is
-    compared with the look-back it starts from now (`since`: the one the answer used), which
-    moves once a minute (selectors.lookback_since)."""
-    try:
-        warehouse_id = int(params["warehouse"])
-        if kind == "unread":
-            return warehouse_id, ""
-        if "since" in params:
-            since = int(params["since"])
-        elif since is None:
-            since = selectors.lookback_since(timestamps.now_ms())
-        limit = int(params.get("limit", "50"))
-        include_read = _FLAGS[params.get("include_read", "false").lower()]
-    except (KeyError, ValueError):
-        return None
-    if not (0 < warehouse_id < 2**63 and 0 <= since <= MAX_CURSOR and 1 <= limit <= 200):
-        return None
-    return warehouse_id, f"{since}|{limit}|{include_read}"
-
+from ..domain import IfNoneMatch, NotModified, ViewVersion
+from .serializers import PollQuery
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -105,18 +76,15 @@ class Basis:
 VARY = ("Accept", "Authorization", "Cookie")
 
 
-def basis(request: Request, kind: str, *, since: int | None = None) -> Basis | None:
-    """The request's Basis; None for a query this shortcut does not take (`since`: the
-    cursor a list without one starts from): such answers carry no ETag."""
-    query = _query(kind, request.query_params, since)
-    if query is None:
-        return None
-    warehouse_id, rest = query
+def basis(request: Request, kind: str, query: PollQuery, *, since: int | None = None) -> Basis:
+    """The request's Basis, from its query as the view parsed it (serializers.PollQuery);
+    `since`: the cursor a list starts after (the look-back when it sent none)."""
+    rest = "" if kind == "unread" else f"{since}|{query.limit}|{int(query.include_read)}"
     user: Any = request.user
     roles = ",".join(map(str, sorted(directory.role_ids(user))))
     header = request.META.get("HTTP_IF_NONE_MATCH", "")
     return Basis(
-        before="|".join((kind, str(warehouse_id), rest, str(user.pk), roles)) + "|",
+        before="|".join((kind, str(query.warehouse.pk), rest, str(user.pk), roles)) + "|",
         after="|" + (request.accepted_media_type or ""),
         sent=frozenset(tag.strip() for tag in header.split(",") if tag.strip()),
     )
@@ -126,19 +94,16 @@ T = TypeVar("T")
 
 
 def answer_or_not_modified(
-    request_basis: Basis | None, read: Callable[[IfNoneMatch | None], T | NotModified]
+    request_basis: Basis, read: Callable[[IfNoneMatch | None], T | NotModified]
 ) -> T | HttpResponseNotModified:
     """`read` given the client's ETags (one round trip either way): its answer, or the 304
     when one of those ETags is still the answer's."""
-    if request_basis is None:
-        return answered(read(None))
     found = read(request_basis.if_none_match())
     return request_basis.not_modified(found) if isinstance(found, NotModified) else found
 
 
-def tagged(response: Response, request_basis: Basis | None, version: ViewVersion) -> Response:
-    """The full answer, with its ETag when its query is one the shortcut takes."""
-    if request_basis is not None:
-        response["ETag"] = request_basis.etag(version)
-        patch_vary_headers(response, VARY)
+def tagged(response: Response, request_basis: Basis, version: ViewVersion) -> Response:
+    """The full answer, with its ETag."""
+    response["ETag"] = request_basis.etag(version)
+    patch_vary_headers(response, VARY)
     return response

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -107,7 +108,29 @@ class InboxQuery(WarehouseQuery):
 _PLAIN_FLAGS = {"true": True, "false": False, "1": True, "0": False}
 
 
-def inbox_query(params: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class PollQuery:
+    """A poll's query, parsed once (`inbox_query`, `unread_query`): what the selector is asked
+    and what the answer's ETag hashes (api/etags.py)."""
+
+    warehouse: Warehouse
+    since: int | None = None  # None: the look-back (selectors.lookback_since)
+    limit: int = PAGE_DEFAULT
+    include_read: bool = False
+
+    def validated_data(self) -> dict[str, Any]:
+        """As `InboxQuery(data=...).validated_data` gives it (no `since` when none was sent)."""
+        found: dict[str, Any] = {
+            "warehouse": self.warehouse,
+            "limit": self.limit,
+            "include_read": self.include_read,
+        }
+        if self.since is not None:
+            found["since"] = self.since
+        return found
+
+
+def inbox_query(params: Mapping[str, Any]) -> PollQuery:
     """`InboxQuery`'s validated data. A query of plain values (ids and numbers in range,
     `true`/`false`/`1`/`0`) is read as it is, the poll's hot path; anything else goes through
     the fields, for the same values and errors (tests/config/test_query_params.py compares)."""
@@ -124,11 +147,19 @@ def inbox_query(params: Mapping[str, Any]) -> dict[str, Any]:
         or include_read is None
         or (since_raw is not None and since is None)
     ):
-        return query_params.validated(InboxQuery, params)
-    plain: dict[str, Any] = {"warehouse": warehouse, "limit": limit, "include_read": include_read}
-    if since is not None:
-        plain["since"] = since
-    return plain
+        found = query_params.validated(InboxQuery, params)
+        return PollQuery(
+            warehouse=found["warehouse"],
+            since=found.get("since"),
+            limit=found["limit"],
+            include_read=found["include_read"],
+        )
+    return PollQuery(warehouse=warehouse, since=since, limit=limit, include_read=include_read)
+
+
+def unread_query(params: Mapping[str, Any]) -> PollQuery:
+    """The unread summary's query (its warehouse alone), as `WarehouseQuery` validates it."""
+    return PollQuery(warehouse=warehouse_from_query(params))
 
 
 class MarkReadInput(WarehouseQuery):

@@ -52,18 +52,18 @@ class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
     )
     def get(self, request: Request) -> HttpResponseBase:
         query = s.inbox_query(request.query_params)
-        since = query.get("since")
+        since = query.since
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
-        basis = etags.basis(request, self.etag_kind, since=since)
+        basis = etags.basis(request, self.etag_kind, query, since=since)
         page = etags.answer_or_not_modified(
             basis,
             lambda condition: selectors.inbox_page_if_changed(
                 user=signed_in(request),
-                warehouse_id=query["warehouse"].pk,
+                warehouse_id=query.warehouse.pk,
                 since=since,
-                limit=query["limit"],
-                include_read=query["include_read"],
+                limit=query.limit,
+                include_read=query.include_read,
                 if_none_match=condition,
             ),
         )
@@ -102,12 +102,12 @@ class UnreadView(HeldDirectoryMixin, NotificationAPIView):
         summary="Unread count and the latest unread summaries, newest first",
     )
     def get(self, request: Request) -> HttpResponseBase:
-        warehouse = s.warehouse_from_query(request.query_params)
-        basis = etags.basis(request, self.etag_kind)
+        query = s.unread_query(request.query_params)
+        basis = etags.basis(request, self.etag_kind, query)
         summary = etags.answer_or_not_modified(
             basis,
             lambda condition: selectors.unread_summary_if_changed(
-                user=signed_in(request), warehouse_id=warehouse.pk, if_none_match=condition
+                user=signed_in(request), warehouse_id=query.warehouse.pk, if_none_match=condition
             ),
         )
         if isinstance(summary, HttpResponseNotModified):
