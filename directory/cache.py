@@ -434,6 +434,12 @@ def held(name: str, load: Callable[[], Any]) -> Any:
     return found
 
 
+def forget_held(name: str) -> None:
+    """Drop what `held` keeps under `name` (tests)."""
+    with _cache._lock:
+        _cache.extras.pop(name, None)
+
+
 def held_now(name: str) -> Any | None:
     """What `held` keeps under `name` now, without reading the version (no Redis, no
     database): for code that cannot wait on either (the event stream's loop); may be stale by

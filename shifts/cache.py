@@ -1,29 +1,24 @@
 """Every shift, its warehouse's zone and the members of the roles that have shifts, held per
 process so that no poll, publish or push reads the database for them in steady state.
 
-It rides on the directory's version (directory/cache.py): saving or deleting a shift bumps
-that version (shifts/signals.py), as do the changes the directory already watches (a
-warehouse's time zone, a user's groups, a user made inactive). A process that sees a new
-version reloads the whole schedule once: shifts are few (a handful per warehouse and role).
-A reload is kept only when the version did not move while it read the database (the same
-rule as the directory's fills), and a copy older than MAX_AGE_SECONDS is reloaded anyway.
+It is held by the directory's cache (directory.cache.held), on its version: saving or deleting
+a shift bumps that version (shifts/signals.py), as do the changes the directory already
+watches (a warehouse's time zone, a user's groups, a user made inactive). A process that sees
+a new version reloads the whole schedule once: shifts are few (a handful per warehouse and
+role). A reload is kept only when the version did not move while it read the database (the
+directory's rule for every fill), and it is dropped with the directory's cache when that is
+older than its MAX_AGE_SECONDS.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 
-from config.redis import as_text, get_redis
 from directory import cache as directory_cache
-from directory.keys import version_key
 
 from .schedule import ShiftTimes
-
-MAX_AGE_SECONDS = directory_cache.MAX_AGE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -54,16 +49,10 @@ class Schedule:
         return tuple(s for s in shifts if s.role_id == int(role_id))
 
 
-class _Holder:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.version = ""
-        self.loaded_at = 0.0
-        self.schedule: Schedule | None = None
-        self.loads = 0  # how many times this process read the database (tests count it)
-
-
-_holder = _Holder()
+# The directory keeps the schedule with what else it holds (directory.cache.held), under
+# this name: loaded once per version and process, dropped with the rest.
+HELD_AS = "shifts.schedule"
+_loads = 0  # how many times this process read the database (tests count it)
 
 
 def _load() -> Schedule:
@@ -101,27 +90,21 @@ def _load() -> Schedule:
 
 def schedule() -> Schedule:
     """The schedule as of the directory's current version (read once per request)."""
-    _, version = directory_cache.checked()
-    now = time.monotonic()
-    held = _holder.schedule
-    fresh = now - _holder.loaded_at < MAX_AGE_SECONDS
-    if held is not None and _holder.version == version and fresh:
-        return held
-    loaded = _load()
-    _holder.loads += 1
-    still = get_redis().get(version_key())
-    if still is not None and as_text(still) == version:
-        with _holder.lock:
-            _holder.version, _holder.loaded_at, _holder.schedule = version, now, loaded
-    return loaded
+    found: Schedule = directory_cache.held(HELD_AS, _counted_load)
+    return found
+
+
+def _counted_load() -> Schedule:
+    global _loads
+    _loads += 1
+    return _load()
 
 
 def loads() -> int:
     """How many times this process has loaded the schedule from the database."""
-    return _holder.loads
+    return _loads
 
 
 def forget() -> None:
     """Drop this process's copy (tests)."""
-    with _holder.lock:
-        _holder.version, _holder.loaded_at, _holder.schedule = "", 0.0, None
+    directory_cache.forget_held(HELD_AS)
