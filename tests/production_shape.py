@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from config.embedded_redis import free_port
+from devredis.embedded_redis import free_port
 from tests.settings import REDIS_SERVER
 
 BASE_DIR = Path(__file__).resolve().parent.parent

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from config.embedded_cluster import ClusterNode, EmbeddedCluster
+from devredis.embedded_cluster import ClusterNode, EmbeddedCluster
 from notifications import keys as notification_keys
 from tests.failover.conftest import token_headers
 from tests.failover.test_streams import Reader

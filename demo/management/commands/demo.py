@@ -24,10 +24,10 @@ from django.core.management.base import BaseCommand, CommandParser
 from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
-from config import embedded_redis
 from demo import tls as demo_tls
 from demo.data import DEMO_WEBHOOK_PATH, load_demo_data
 from demo.environment import demo_dir, remove_demo_environment, write_demo_environment
+from devredis import embedded_redis
 
 # The embedded Redis's port when nothing says otherwise: fixed, so that a second terminal, a
 # redis-cli or a restart finds it where it was (the usual 6379 is left to a Redis of one's own).

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import redis
 
-from config.embedded_redis import redis_server_binary, wait_until_ready
+from devredis.embedded_redis import redis_server_binary, wait_until_ready
 
 SLOTS = 16384
 
@@ -259,7 +259,7 @@ def _replica_in_sync(client: redis.Redis) -> bool:
 
 
 def main() -> None:
-    """`python -m config.embedded_cluster [--replicas N]`: a local cluster to try things on."""
+    """`python -m devredis.embedded_cluster [--replicas N]`: a local cluster to try things on."""
     import argparse
     import signal
 
