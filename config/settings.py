@@ -284,7 +284,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         # DRF's TokenAuthentication with the token and user cached per process (exactly:
         # directory.cache), so a poll costs no database query.
-        "config.authentication.CachedTokenAuthentication",
+        "directory.authentication.CachedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
