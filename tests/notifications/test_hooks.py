@@ -1,0 +1,145 @@
+"""notifications.hooks: what features hear of (publish, escalation, lifecycle steps) and what
+the core asks them (who is on shift, the report's shift rows), with its defaults."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import pytest
+from django.contrib.auth.models import Group
+
+from notifications import hooks, lifecycle, reports
+from notifications.selectors import inbox_page
+from push import dispatch as push_dispatch
+from shifts import reports as shift_reports
+from shifts import selectors as shift_selectors
+from shifts.models import Shift
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOON = dt.datetime(2026, 1, 14, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def heard(monkeypatch):
+    """Every announcement, in order, as a listener that listened last hears them."""
+    found: list[hooks.Announcement] = []
+    listeners = {kind: list(found_) for kind, found_ in hooks._listeners.items()}
+    monkeypatch.setattr(hooks, "_listeners", listeners)
+    for kind in (hooks.Published, hooks.Escalated, hooks.Changed):
+        hooks.listen(kind, found.append)
+    return found
+
+
+def test_the_features_listen_from_their_apps():
+    assert push_dispatch.after_publish in hooks._listeners[hooks.Published]
+    assert push_dispatch.after_escalation in hooks._listeners[hooks.Escalated]
+    assert hooks.shifts is shift_selectors
+    assert hooks.shift_report is shift_reports.shift_report
+
+
+def test_listening_twice_is_hearing_once(heard):
+    hooks.listen(hooks.Published, heard.append)
+    assert hooks._listeners[hooks.Published].count(heard.append) == 1
+
+
+def test_a_publish_is_announced_with_the_inboxes_it_reached(replenishers, send, heard):
+    result = send()
+    published = [a for a in heard if isinstance(a, hooks.Published)]
+    assert [p.notification.id for p in published] == [result.id]
+    assert list(published[0].inboxes) == list(result.subscribers)
+
+
+def test_a_publish_that_reached_nobody_is_not_announced(warehouse, rep_notice, send, heard):
+    send()  # nobody subscribes
+    assert heard == []
+
+
+def test_a_listener_that_fails_is_logged_and_the_next_one_still_runs(
+    replenishers, send, heard, monkeypatch, caplog
+):
+    def broken(published: hooks.Published) -> None:
+        raise RuntimeError("feature bug")
+
+    listeners = hooks._listeners[hooks.Published]
+    monkeypatch.setitem(hooks._listeners, hooks.Published, [broken, *listeners])
+    with caplog.at_level(logging.ERROR, logger="notifications.hooks"):
+        result = send()
+    assert result.recipients == 1  # the publish stands: in the role's inbox
+    assert [a.notification.id for a in heard if isinstance(a, hooks.Published)] == [result.id]
+    assert "feature bug" in caplog.text
+
+
+def test_claim_release_and_resolve_are_announced_with_who(warehouse, replenishers, send, heard):
+    rita, _ = replenishers
+    note = send()
+    where = {"warehouse_id": warehouse.pk, "notification_id": note.id}
+    lifecycle.claim(user=rita, **where)
+    lifecycle.release(user=rita, **where)
+    lifecycle.resolve(user=rita, **where)
+    lifecycle.resolve_by_system(**where)  # resolved already: nothing changed, nothing told
+    changed = [a for a in heard if isinstance(a, hooks.Changed)]
+    assert [(c.step, c.by and c.by.username) for c in changed] == [
+        ("claim", "rita"),
+        ("release", "rita"),
+        ("resolve", "rita"),
+    ]
+    assert {(c.warehouse_id, c.notification_id) for c in changed} == {(warehouse.pk, note.id)}
+
+
+def test_a_replayed_claim_is_not_announced_again(warehouse, replenishers, send, heard):
+    rita, _ = replenishers
+    note = send()
+    for _ in range(2):
+        lifecycle.act(
+            lifecycle.Action.CLAIM,
+            user=rita,
+            warehouse_id=warehouse.pk,
+            notification_id=note.id,
+            idempotency_key="k-1",
+        )
+    assert [a.step for a in heard if isinstance(a, hooks.Changed)] == ["claim"]
+
+
+@pytest.fixture
+def night_supervisors(warehouse, rep_notice, replenishers, make_user, clock):
+    """REP_NOTICE escalates after 120 s to Supervisors, who work 22:00-06:00 only."""
+    clock.stop_at(int(NOON.timestamp() * 1000))
+    group = Group.objects.create(name="Supervisors")
+    rep_notice.escalate_after_seconds = 120
+    rep_notice.escalation_role = group
+    rep_notice.save()
+    Shift.objects.create(
+        warehouse=warehouse, role=group, name="Night", starts=dt.time(22), ends=dt.time(6)
+    )
+    return make_user("sam", group)
+
+
+def test_without_a_shifts_feature_every_role_is_on_shift(
+    warehouse, night_supervisors, send, heard, monkeypatch
+):
+    monkeypatch.setattr(hooks, "shifts", hooks.NoShifts())
+    note = send(severity="warning", ttl_seconds=86400)
+    due = int(NOON.timestamp() * 1000) + 121_000
+    assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=due) == 1  # no waiting for 22:00
+    assert [
+        i.notification.id
+        for i in inbox_page(user=night_supervisors, warehouse_id=warehouse.pk).items
+    ] == [note.id]
+    escalated = [a for a in heard if isinstance(a, hooks.Escalated)]
+    assert [(e.item.notification.id, list(e.inboxes)) for e in escalated] == [
+        (note.id, [f"r:{night_supervisors.groups.get().pk}"])
+    ]
+    with pytest.raises(lifecycle.NoShift):
+        lifecycle.snooze(
+            user=night_supervisors,
+            warehouse_id=warehouse.pk,
+            notification_id=note.id,
+            until=lifecycle.NEXT_SHIFT,
+        )
+
+
+def test_without_a_shifts_feature_the_report_has_no_shift_rows(monkeypatch):
+    monkeypatch.setattr(hooks, "shift_report", hooks.no_shift_report)
+    assert reports.alert_report(days=1).per_shift == []
