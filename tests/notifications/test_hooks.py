@@ -3,22 +3,17 @@ the core asks them (who is on shift, the report's shift rows), with its defaults
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 
 import pytest
 from django.contrib.auth.models import Group
 
 from notifications import hooks, lifecycle, reports
-from notifications.selectors import inbox_page
 from push import dispatch as push_dispatch
 from shifts import reports as shift_reports
 from shifts import selectors as shift_selectors
-from shifts.models import Shift
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-NOON = dt.datetime(2026, 1, 14, 12, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture
@@ -102,42 +97,18 @@ def test_a_replayed_claim_is_not_announced_again(warehouse, replenishers, send, 
     assert [a.step for a in heard if isinstance(a, hooks.Changed)] == ["claim"]
 
 
-@pytest.fixture
-def night_supervisors(warehouse, rep_notice, replenishers, make_user, clock):
-    """REP_NOTICE escalates after 120 s to Supervisors, who work 22:00-06:00 only."""
-    clock.stop_at(int(NOON.timestamp() * 1000))
-    group = Group.objects.create(name="Supervisors")
-    rep_notice.escalate_after_seconds = 120
-    rep_notice.escalation_role = group
-    rep_notice.save()
-    Shift.objects.create(
-        warehouse=warehouse, role=group, name="Night", starts=dt.time(22), ends=dt.time(6)
-    )
-    return make_user("sam", group)
-
-
-def test_without_a_shifts_feature_every_role_is_on_shift(
-    warehouse, night_supervisors, send, heard, monkeypatch
+def test_an_escalation_is_announced_with_the_roles_inbox(
+    warehouse, rep_notice, replenishers, send, heard
 ):
-    monkeypatch.setattr(hooks, "shifts", hooks.NoShifts())
-    note = send(severity="warning", ttl_seconds=86400)
-    due = int(NOON.timestamp() * 1000) + 121_000
-    assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=due) == 1  # no waiting for 22:00
-    assert [
-        i.notification.id
-        for i in inbox_page(user=night_supervisors, warehouse_id=warehouse.pk).items
-    ] == [note.id]
-    escalated = [a for a in heard if isinstance(a, hooks.Escalated)]
-    assert [(e.item.notification.id, list(e.inboxes)) for e in escalated] == [
-        (note.id, [f"r:{night_supervisors.groups.get().pk}"])
-    ]
-    with pytest.raises(lifecycle.NoShift):
-        lifecycle.snooze(
-            user=night_supervisors,
-            warehouse_id=warehouse.pk,
-            notification_id=note.id,
-            until=lifecycle.NEXT_SHIFT,
-        )
+    supervisors = Group.objects.create(name="Supervisors")  # no shifts: always on
+    rep_notice.escalate_after_seconds = 120
+    rep_notice.escalation_role = supervisors
+    rep_notice.save()
+    note = send()
+    assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=note.created_at_ms + 121_000) == 1
+    [escalated] = [a for a in heard if isinstance(a, hooks.Escalated)]
+    assert escalated.item.notification.id == note.id
+    assert list(escalated.inboxes) == [f"r:{supervisors.pk}"]
 
 
 def test_without_a_shifts_feature_the_report_has_no_shift_rows(monkeypatch):

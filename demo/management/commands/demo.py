@@ -12,7 +12,6 @@ and Celery beat together (honcho, from the Procfile) until Ctrl-C stops all of t
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import threading
 from pathlib import Path
@@ -36,15 +35,6 @@ DEFAULT_REDIS_PORT = 6390
 DEMO_WAREHOUSE = "SH01"
 # Where the demo WMS (its alert action's webhook) is served over HTTPS.
 DEFAULT_TLS_PORT = 8443
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 class RedisWatchdog(threading.Thread):
@@ -122,7 +112,7 @@ class Command(BaseCommand):
         watchdog = None
         redis_url = os.environ.get("REDIS_URL")
         if not redis_url:
-            if not port_is_free(redis_port):
+            if not embedded_redis.port_is_free(redis_port):
                 free = embedded_redis.free_port()
                 self.stdout.write(
                     self.style.WARNING(
