@@ -12,7 +12,7 @@ help:
 	@echo "make demo       run the whole system with demo data (web, worker, beat, Redis)"
 	@echo "make test       the README's test command: every test, against a real Redis"
 	@echo "make test-fast  the suite on 2 processes, browser tests left out"
-	@echo "make lint       ruff check and ruff format --check"
+	@echo "make lint       ruff check, ruff format --check, the layer contracts (lint-imports)"
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make types      mypy over the whole project"
 	@echo "make check      lint + types + test (what CI runs before the extra passes)"
@@ -34,6 +34,7 @@ test-fast:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 
 format:
 	$(BIN)/ruff format .
