@@ -258,7 +258,7 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
     )
     if answer.changed:
         hooks.announce(
-            hooks.Changed(warehouse_id, str(notification_id), "resolve", None, answer.item)
+            hooks.Changed(warehouse_id, str(notification_id), Action.RESOLVE, None, answer.item)
         )
     return answer.changed
 
@@ -274,7 +274,7 @@ def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int
     )
     if answer.changed:
         hooks.announce(
-            hooks.Changed(warehouse_id, str(notification_id), "release", None, answer.item)
+            hooks.Changed(warehouse_id, str(notification_id), Action.RELEASE, None, answer.item)
         )
     return answer.changed
 

@@ -83,6 +83,13 @@ def test_claim_release_and_resolve_are_announced_with_who(warehouse, replenisher
     assert {(c.warehouse_id, c.notification_id) for c in changed} == {(warehouse.pk, note.id)}
 
 
+def test_a_resolve_by_the_system_is_announced_without_who(warehouse, replenishers, send, heard):
+    note = send()
+    assert lifecycle.resolve_by_system(warehouse_id=warehouse.pk, notification_id=note.id)
+    [changed] = [a for a in heard if isinstance(a, hooks.Changed)]
+    assert (changed.notification_id, changed.step, changed.by) == (note.id, "resolve", None)
+
+
 def test_a_replayed_claim_is_not_announced_again(warehouse, replenishers, send, heard):
     rita, _ = replenishers
     note = send()
