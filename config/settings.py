@@ -142,7 +142,7 @@ WHITENOISE_USE_FINDERS = True
 # STATIC_ROOT only exists after collectstatic; until then WhiteNoise serves from the finders.
 warnings.filterwarnings("ignore", message="No directory at")
 # Under ASGI, Django reads a WhiteNoise file response through a thread and warns each time; the
-# UI's files are small (README: "Web server").
+# UI's files are small (docs/operating/running.md, "Web server").
 warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous")
 
 LOGIN_URL = "login"
@@ -233,7 +233,8 @@ CACHES = {
     },
 }
 # Sessions are read from Redis (with the directory's version, in one round trip) and kept in the
-# database too, so a Redis flush or restart signs nobody out (README "Sessions").
+# database too, so a Redis flush or restart signs nobody out (docs/architecture/directory.md,
+# "Sessions").
 SESSION_ENGINE = "directory.sessions"
 
 # --- Celery ------------------------------------------------------------------------------
