@@ -341,9 +341,6 @@ NOTIFICATION_POLL_SCAN_BEYOND_PAGE = env.int("NOTIFICATION_POLL_SCAN_BEYOND_PAGE
 # no more than this many (so its cost does not grow with the sweep's backlog); a bigger backlog
 # shows in /metrics as wms_expired_unswept.
 NOTIFICATION_POLL_EXPIRED_SCAN = env.int("NOTIFICATION_POLL_EXPIRED_SCAN", default=1000)
-# "Mark all read" moves the user's watermark (O(1)); when it covers at most this many
-# notifications it also writes their read marks one by one, as marking always did.
-NOTIFICATION_MARK_ALL_ONE_BY_ONE = env.int("NOTIFICATION_MARK_ALL_ONE_BY_ONE", default=100)
 NOTIFICATION_MARK_READ_MAX_IDS = 500
 # The sweep fetches this many expired notifications at a time, and removes at most this many
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.
