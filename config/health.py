@@ -57,7 +57,7 @@ def _check_redis() -> str:
 
 
 def _degraded() -> dict[str, str]:
-    """What works but not fully, by name (see docs/scaling.md, "What an operator sees"):
+    """What works but not fully, by name (see docs/operating/scaling.md, "What an operator sees"):
 
     - `subscription`: this process's stream hub has no live pub/sub subscription (streams
       answer 503 and clients poll) — from the hub, config.status;

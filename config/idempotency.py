@@ -7,8 +7,9 @@ One small piece that any single-slot Lua write can use:
   client's key so no client text reaches a key name;
 - `fingerprint()` says what the request was (who, which operation, which body and target:
   the warehouse, the alert);
-- `guarded(script)` puts config/lua/idempotency.lua before the script, which checks the record
-  at its top and stores it at its end, in the same script as the write: the write and its
+- a script composed with the "idempotency" prelude (config/lua_compose.py) gets
+  config/lua/idempotency.lua before it, which checks the record at its top and stores it at
+  its end, in the same script as the write: the write and its
   record exist together or not at all, so a request answered 503 (a timeout, a failover)
   either stored nothing or its retry with the same key finds what it stored;
 - the record is in the write's slot, so a key reused for a write in another slot (another
@@ -29,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -56,7 +56,6 @@ OPENAPI_HEADER = OpenApiParameter(
     ),
 )
 
-PRELUDE = (Path(__file__).resolve().parent / "lua" / "idempotency.lua").read_text("utf-8")
 _REPLAY = b"idempotent-replay"
 _bind = LuaScript.beside(__file__, "idempotency_bind")
 
@@ -103,12 +102,6 @@ def fingerprint(*, scope: str, operation: str, request: Any) -> str:
         [scope, operation, request], sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def guarded(script: LuaScript) -> LuaScript:
-    """`script` with the idempotency prelude before it (it must use the two functions)."""
-    script.source = PRELUDE + script.source
-    return script
 
 
 @dataclass(frozen=True)

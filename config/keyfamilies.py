@@ -1,15 +1,15 @@
-# ruff: noqa: E501, RUF001  (each row is the README table's row, read best whole)
+# ruff: noqa: E501, RUF001  (each row is the docs' key table's row, read best whole)
 """The one registry of Redis key families: what each key is, who owns it, who writes it.
 
 Each app's keys.py still builds its names (small typed functions, pinned by tests); this
 registry says which families exist. It drives:
 - parsing a key name into its family and owner (`parse`), which the orphan sweeps use to find
   the keys of deleted warehouses, users, roles, message types and rules (notifications.keys);
-- the key table in README.md ("Redis keys"), which `python -m config.keyfamilies` prints and
-  tests/config/test_keyfamilies.py compares with the README;
+- the key table in docs/architecture/keys.md, which `python -m config.keyfamilies` prints and
+  tests/docs/test_key_table.py compares with the registry (names and types);
 - a test that every key-building function of every app makes a key of exactly one family.
 
-A new family is one entry here: the README table, the sweep and the coverage test follow.
+A new family is one entry here and a row in the docs' table; the sweep and the coverage test follow.
 Templates are written with the default prefix `wms`; placeholders in angle brackets:
 `<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
 `<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<scope>`
@@ -47,7 +47,7 @@ _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
 class KeyFamily:
     template: str  # e.g. "wms:{wh:<id>}:inbox:u:<user id>"
     type: str  # Redis type: string, hash, set, sorted set, list
-    holds: str  # what it holds (the README's words)
+    holds: str  # what it holds (the docs' words)
     writers: str  # the code that writes it
 
     @property
@@ -77,10 +77,10 @@ class KeyFamily:
 
 
 W = "wms:{wh:<id>}"
-_PUBLISH = "notifications/lua/publish.lua"
-_LIFECYCLE = "notifications/lua/lifecycle.lua"
-_INBOX = "notifications/lua/inbox.lua"
-_EXPIRE = "notifications/lua/expire.lua (removes)"
+_RM = "notifications/readmodel/lua/"
+_PUBLISH = f"{_RM}publish.lua"
+_LIFECYCLE = f"the changes ({_RM}claim, release, release_held, resolve, escalate, reraise)"
+_EXPIRE = f"{_RM}expire.lua (removes)"
 
 FAMILIES: tuple[KeyFamily, ...] = (
     # --- the subscription mirror (subscriptions/keys.py) ---
@@ -138,18 +138,6 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{W}:expiry", "sorted set", "slot scored by expiry time (ms)", f"{_PUBLISH}, {_EXPIRE}"
     ),
     KeyFamily(
-        f"{W}:read:<user id>",
-        "sorted set",
-        "slots the user read one by one, scored by their expiry",
-        f"{_INBOX}, {_LIFECYCLE}, notifications/lua/prune_read_marks.lua (removes)",
-    ),
-    KeyFamily(
-        f"{W}:readers",
-        "set",
-        "user ids having read marks (for the sweep)",
-        f"{_INBOX}, {_LIFECYCLE}",
-    ),
-    KeyFamily(
         f"{W}:flags",
         "hash",
         "slot → status letter and severity digit (`o0` open info, `c2` claimed critical, `r1` resolved warning)",
@@ -183,7 +171,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{W}:reminders",
         "sorted set",
         "`r<n>:<notification id>` (its reminder number n + 1) and `e:<notification id>` (its e-mail when nobody claims it) → ms when due; Celery beat pops the due ones by score, in batches",
-        "actions/followups.py (schedules), notifications/lua/remind.lua",
+        f"actions/followups.py (schedules), {_RM}remind.lua",
     ),
     KeyFamily(
         f"{W}:report:<day>",
@@ -216,34 +204,22 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
     ),
     KeyFamily(
-        f"{W}:watermarks",
+        f"{W}:users",
         "hash",
-        'user id → `<class>=<cursor> …`: their "mark all read" per class they saw then; `v:<user id>` → their read version (ETag)',
-        f"{_INBOX}, {_LIFECYCLE} (read version)",
+        'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `o:<user id>:<class>:<severity digit>` → their tally (how their reads differ from the watermark among open ones) and `o:<user id>` → the tallies they have; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all',
+        f"{_RM}mark_read.lua, mark_all.lua, snooze.lua, wake.lua, wake_due.lua, claim.lua and every change (tallies), forget_reader.lua (removes)",
     ),
     KeyFamily(
-        f"{W}:markers",
+        f"{W}:reads",
         "hash",
-        "slot → ` <user id> <user id> …`: who marked it read one by one since it was last raised",
-        f"{_INBOX}, {_LIFECYCLE}, {_EXPIRE}",
-    ),
-    KeyFamily(
-        f"{W}:readopen",
-        "hash",
-        "`<user id>:<class>:<severity digit>` → open ones raised after the user's watermark of that class that they marked read one by one; `<user id>` → the fields they have",
-        f"{_INBOX}, {_LIFECYCLE}, {_EXPIRE}",
+        "each user's state of one notification: `<user id>:<slot>` → the raise cursor it had when they read it one by one (a later raise outdates it) or `w<cursor>` (woken then); `<slot>` → ` <user id> …` who has such a field or a snooze of it",
+        f"{_RM}mark_read.lua, claim.lua, snooze.lua, wake.lua, wake_due.lua, the changes (a raise drops the slot's), {_EXPIRE}",
     ),
     KeyFamily(
         f"{W}:snoozes",
         "sorted set",
         "`<user id>:<slot>` → when that user's snooze of it wakes (ms); Celery beat pops the due ones by score, in batches",
-        f"{_LIFECYCLE}, {_EXPIRE}, notifications/lua/forget_reader.lua (removes)",
-    ),
-    KeyFamily(
-        f"{W}:snoozers",
-        "hash",
-        "slot → ` <user id> …`: who snoozed it (a re-raise, escalation or release wakes them); `u:<user id>` → ` <slot> …`: what the user snoozed",
-        f"{_LIFECYCLE}, {_EXPIRE}, notifications/lua/forget_reader.lua (removes)",
+        f"{_RM}snooze.lua, wake.lua, wake_due.lua, claim.lua, the changes (a release or raise wakes them), {_EXPIRE}, forget_reader.lua (removes)",
     ),
     KeyFamily(
         f"{W}:rule:<rule id>:alerts",
@@ -261,7 +237,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{W}:idem:<scope>:<key hash>",
         "string",
         "Idempotency-Key record of a publish, claim, release, resolve or an alert action's press or outcome (`<fingerprint>`, the first answer, the script's reply), for `IDEMPOTENCY_TTL_SECONDS`; scope `u:<user id>` (API) or `python`",
-        f"{_PUBLISH}, {_LIFECYCLE}, notifications/lua/record_event.lua (with config/lua/idempotency.lua)",
+        f"{_PUBLISH}, {_RM}claim.lua, release.lua, resolve.lua, record_event.lua (with config/lua/idempotency.lua)",
     ),
     KeyFamily(
         "wms:{idem:<scope>:<key hash>}",
@@ -390,7 +366,7 @@ def parse(key: str) -> ParsedKey | None:
 
 
 def markdown_table() -> str:
-    """The README's key table (section "Redis keys")."""
+    """The key table of docs/architecture/keys.md."""
     lines = ["| key | type | holds | written by |", "| --- | --- | --- | --- |"]
     for family in FAMILIES:
         template = family.template.replace("|", "\\|")
@@ -398,5 +374,5 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m config.keyfamilies: the README's table
+if __name__ == "__main__":  # python -m config.keyfamilies: the docs' key table
     sys.stdout.write(markdown_table())

@@ -237,31 +237,20 @@ class LuaScript:
     `replicated=True` marks a write that must reach REDIS_WAIT_REPLICAS replicas when that
     setting is on (Redis WAIT on the same connection, right after the script).
 
-    `prelude` names a file of helpers shared by several scripts: its text is put once in front
-    of the script's own (one chunk, so its `local function`s are the script's), never copied.
+    A script with preludes (helpers shared by several scripts) is a config.lua_compose.Composed.
     """
 
-    def __init__(
-        self, path: Path, *, replicated: bool = False, prelude: Path | None = None
-    ) -> None:
+    def __init__(self, path: Path, *, replicated: bool = False) -> None:
         self.path = path
-        own = path.read_text(encoding="utf-8")
-        self.source = own if prelude is None else prelude.read_text(encoding="utf-8") + "\n" + own
+        self.source = path.read_text(encoding="utf-8")
         self.replicated = replicated
         self._script: Script | None = None
 
     @classmethod
-    def beside(
-        cls, module_file: str, name: str, *, replicated: bool = False, prelude: str | None = None
-    ) -> LuaScript:
-        """Load `lua/<name>.lua` (after `lua/<prelude>.lua`, if named) from the folder of the
-        module that owns the script."""
+    def beside(cls, module_file: str, name: str, *, replicated: bool = False) -> LuaScript:
+        """Load `lua/<name>.lua` from the folder of the module that owns the script."""
         folder = Path(module_file).resolve().parent / "lua"
-        return cls(
-            folder / f"{name}.lua",
-            replicated=replicated,
-            prelude=None if prelude is None else folder / f"{prelude}.lua",
-        )
+        return cls(folder / f"{name}.lua", replicated=replicated)
 
     def registered(self) -> Script:
         if self._script is None:

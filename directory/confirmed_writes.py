@@ -17,30 +17,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from redis.exceptions import RedisError
 
-from config.redis import LuaScript
-
 from . import cache
 from .keys import version_key
-
-PRELUDE = (Path(__file__).resolve().parent / "lua" / "version_check.lua").read_text("utf-8")
 
 # The script's reply when the version moved on (lua/version_check.lua): nothing was written.
 MOVED = -2
 
 T = TypeVar("T")
 P = ParamSpec("P")
-
-
-def guarded(script: LuaScript) -> LuaScript:
-    """`script` with the version check before it (it must return {MOVED} when
-    `directory_moved()` is true, before its first write)."""
-    script.source = PRELUDE + script.source
-    return script
 
 
 def check(same_slot_key: str) -> tuple[str, str]:

@@ -26,6 +26,7 @@ from django.utils.translation import gettext
 
 from config import idempotency
 from config.errors import Conflict
+from config.lua_compose import Composed
 from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages, scored
 
 from . import keys
@@ -35,7 +36,7 @@ _create_group = LuaScript.beside(__file__, "create_group")
 _open_direct = LuaScript.beside(__file__, "open_direct")
 # guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
 # (config/idempotency.py; a chat send's key has no binding: its record alone guards it).
-_send = idempotency.guarded(LuaScript.beside(__file__, "send"))
+_send = Composed.of(__file__, "send", preludes=("idempotency",))
 _add_member = LuaScript.beside(__file__, "add_member")
 _leave = LuaScript.beside(__file__, "leave")
 _mark_read = LuaScript.beside(__file__, "mark_read")
@@ -207,10 +208,7 @@ def send(
     record is stored with the message, and a send made before with it returns that message.
     """
     guard = guard or idempotency.Guard.none(keys.sequence(chat_id))
-    result = _send(
-        keys=[*keys.chat_keys(chat_id), *guard.script_keys()],
-        args=[sender_id, body, now_ms, guard.arg()],
-    )
+    result = _send.run(keys.chat_keys(chat_id), [sender_id, body, now_ms], guard=guard)
     return _sent(chat_id, result, guard)
 
 
@@ -232,11 +230,10 @@ def send_and_index(
     """
     guard = guard or idempotency.Guard.none(keys.sequence(chat_id))
     batch = Batch()
-    batch.script(
-        _send,
-        keys=[*keys.chat_keys(chat_id), *guard.script_keys()],
-        args=[sender_id, body, now_ms, guard.arg()],
+    send_keys, send_args = _send.keys_and_args(
+        keys.chat_keys(chat_id), [sender_id, body, now_ms], guard=guard
     )
+    batch.script(_send, keys=send_keys, args=send_args)
     batch.command("ZADD", keys.activity(), "XX", "GT", now_ms, chat_id)
     if contacts and contacts[0]:
         ids, keep = contacts

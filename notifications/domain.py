@@ -124,7 +124,8 @@ class Lifecycle:
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> Lifecycle:
-        """The JSON lua/lifecycle.lua writes (unknown keys, e.g. first_claimed_at, ignored)."""
+        """The JSON the lifecycle scripts (readmodel/lua/) write (unknown keys, e.g.
+        first_claimed_at, ignored)."""
         value = json.loads(raw)
 
         def ms(name: str) -> int | None:

@@ -5,7 +5,6 @@ fan-out, poll, read and expiry scripts each touch a single Redis Cluster slot. S
 outlive deploys: tests/notifications/test_keys.py pins these exact strings.
 """
 
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -70,16 +69,6 @@ def idempotency_binding(scope: str, key: str) -> str:
     return f"{settings.WMS_REDIS_PREFIX}:{{idem:{scope}:{key_digest(key)}}}"
 
 
-def read_marks(warehouse_id: int, user_id: int) -> str:
-    """Sorted set of cursors a user has read, scored by the notification's expiry in ms."""
-    return f"{warehouse_prefix(warehouse_id)}:read:{int(user_id)}"
-
-
-def readers(warehouse_id: int) -> str:
-    """Set of user ids having read marks in the warehouse, so the sweep can find them."""
-    return f"{warehouse_prefix(warehouse_id)}:readers"
-
-
 # --- The alert lifecycle (SPEC section 7) -------------------------------------------------------
 # A notification keeps the cursor it was published with as its identity in every key above
 # (its "slot"); a change of status gives it a new cursor through `changes` instead, so a status
@@ -133,7 +122,7 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
-# --- The read model: unread counts kept as things happen (README "The read model") ---------
+# --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---
 # A notification's "class" is the set of inboxes it is in (its route): every notification of a
 # class is seen by the same users, so counting per class counts each notification once however
 # many of a user's inboxes it reached, with the user's roles read at poll time.
@@ -157,42 +146,26 @@ def open_index(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:open"
 
 
-def watermarks(warehouse_id: int) -> str:
-    """Hash user id -> the cursor of their last "mark all read" (everything raised up to it is
-    read for them); "v:<user id>" -> their read version (bumped by each of their reads)."""
-    return f"{warehouse_prefix(warehouse_id)}:watermarks"
+def users(warehouse_id: int) -> str:
+    """Hash of each user's read state of the warehouse as a whole: "<user id>" -> their "mark
+    all read" watermarks ("<class>=<cursor> ..."), "v:<user id>" -> their read version (ETags),
+    "o:<user id>:<class>:<severity digit>" -> their tally (read model), "o:<user id>" -> the
+    tallies they have, "s:<user id>" -> " <slot> ..." they snoozed, "w:<user id>" -> " <slot>
+    ..." they woke since their last "mark all read"."""
+    return f"{warehouse_prefix(warehouse_id)}:users"
 
 
-def markers(warehouse_id: int) -> str:
-    """Hash slot -> " <user id> <user id> ...": who marked it read one by one (since its last
-    re-raise), so a change of status can correct those users' counts."""
-    return f"{warehouse_prefix(warehouse_id)}:markers"
-
-
-def read_open(warehouse_id: int) -> str:
-    """Hash "<user id>:<class>:<severity digit>" -> how many open notifications of that class
-    and severity, raised after the user's watermark, the user marked read one by one;
-    "<user id>" -> the "<class>:<severity digit>" fields the user has (for mark all)."""
-    return f"{warehouse_prefix(warehouse_id)}:readopen"
+def reads(warehouse_id: int) -> str:
+    """Hash of each user's state of one notification: "<user id>:<slot>" -> the raise cursor it
+    had when they read it one by one (a later raise outdates it) or "w<cursor>" (woken then);
+    "<slot>" -> " <user id> ...": who has such a field or a snooze of it."""
+    return f"{warehouse_prefix(warehouse_id)}:reads"
 
 
 def snoozes(warehouse_id: int) -> str:
     """Sorted set "<user id>:<slot>" -> when that user's snooze of it wakes (ms): beat pops the
     due ones by score, in batches."""
     return f"{warehouse_prefix(warehouse_id)}:snoozes"
-
-
-def snoozers(warehouse_id: int) -> str:
-    """Hash slot -> " <user id> ...": who snoozed it (a re-raise, escalation or release wakes
-    them); "u:<user id>" -> " <slot> ...": what the user snoozed."""
-    return f"{warehouse_prefix(warehouse_id)}:snoozers"
-
-
-def route_class(subscribers: Iterable[str]) -> str:
-    """The class id of a route: the first 12 hex digits of the SHA-1 of its sorted inboxes
-    joined by spaces (lua/lifecycle.lua computes the same for an escalated route)."""
-    joined = " ".join(sorted(subscribers))
-    return hashlib.sha1(joined.encode(), usedforsecurity=False).hexdigest()[:12]
 
 
 # --- Events for open streams (SPEC section 8) ------------------------------------------------

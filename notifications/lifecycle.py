@@ -1,8 +1,9 @@
 """Writes of the alert lifecycle (SPEC section 7): claim, release, resolve, escalate, re-raise,
 and each user's snooze (SPEC section 13).
 
-Each change is one atomic script call (lua/lifecycle.lua) that gives the notification a new
-cursor, so polling clients receive its new state; reads of its history are in selectors.
+Each change is one atomic script call (notifications/readmodel/lua/, one per change) that gives
+the notification a new cursor, so polling clients receive its new state; reads of its history
+are in selectors.
 """
 
 from __future__ import annotations

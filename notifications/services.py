@@ -315,12 +315,16 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> ExpirySw
     report = ExpirySweepReport()
     removals: list[tuple[str, str]] = []
     finished: list[tuple[str, str]] = []
-    finishing = 0  # work of the finished ones: one each, plus one per user who marked it read
+    finishing = 0  # work of the finished ones: one each, plus one per user with state of it
 
     def flush() -> None:
         nonlocal report, removals, finished, finishing
-        entries, done = store.remove_expired(warehouse_id, finished=finished, removals=removals)
-        report += ExpirySweepReport(notifications=done, inbox_entries=entries, calls=1)
+        entries, done, reads = store.remove_expired(
+            warehouse_id, finished=finished, removals=removals, now_ms=at
+        )
+        report += ExpirySweepReport(
+            notifications=done, inbox_entries=entries, read_marks=reads, calls=1
+        )
         removals, finished, finishing = [], [], 0
 
     while batch := store.expired_batch(
@@ -339,22 +343,6 @@ def expire_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> ExpirySw
         if removals or finished:
             flush()
 
-    # SSCAN returns a small set of integers whole whatever its COUNT (intset encoding), so the
-    # readers are sliced here, and each call removes at most `ops` marks.
-    scan_cursor = 0
-    step = settings.NOTIFICATION_SWEEP_BATCH
-    while True:
-        scan_cursor, user_ids = store.scan_readers(warehouse_id, cursor=scan_cursor, count=step)
-        for start in range(0, len(user_ids), step):
-            pending = user_ids[start : start + step]
-            while pending:
-                removed, done = store.prune_read_marks(
-                    warehouse_id, user_ids=pending, now_ms=at, most=ops
-                )
-                report += ExpirySweepReport(read_marks=removed, calls=1)
-                pending = pending[done:]
-        if scan_cursor == 0:
-            break
     return report
 
 

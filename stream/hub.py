@@ -10,8 +10,8 @@ notifications in cursor order.
 A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rather than
 buffered without bound; so is every stream when the subscription fails, and every stream
 of an event whose notification cannot be read or shown (the others, and the subscription, go
-on). Whether an event is read for each user is the read model's one rule (read_for in
-notifications/lua/read_model.lua), the same the polls apply. Their clients
+on). Whether an event is read for each user is the read model's one rule (read_by in
+notifications/readmodel/lua/read_model.lua), the same the polls apply. Their clients
 reconnect with Last-Event-ID and replay what they missed. On a Redis Cluster the hub then
 subscribes on another live node (PUBLISH reaches every node), so losing any one node, the first
 of REDIS_URL included, does not end instant delivery; /healthz says "subscription" while the
@@ -264,7 +264,7 @@ class Hub:
         self, warehouse_id: int, notification_id: str, now: int, users: list[int]
     ) -> notification_store.EventView | None:
         """The notification of an event and whom of `users` it is read for (the read model's
-        one rule, in notifications/lua/event_read_state.lua); one round trip."""
+        one rule, in notifications/readmodel/lua/event_read_state.lua); one round trip."""
         client = await self._data_client()
         if self._event_script is None:
             self._event_script = client.register_script(notification_store.EVENT_READ_STATE.source)

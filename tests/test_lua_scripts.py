@@ -36,7 +36,7 @@ def header(path: Path) -> list[str]:
 
 def test_scripts_are_found():
     names = {path.parent.parent.name for path in SCRIPTS}
-    assert {"messaging", "notifications", "rules"} <= names
+    assert {"messaging", "readmodel", "rules"} <= names
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -75,3 +75,55 @@ def test_every_key_comes_through_keys(path: Path):
             command,
             argument,
         )
+
+
+def composed_scripts() -> list:
+    """Every script composed with preludes (config/lua_compose.py), from the modules that
+    build them."""
+    from config.lua_compose import Composed
+    from messaging import store as messaging_store
+    from notifications.readmodel import scripts
+
+    found = [*scripts.ALL]
+    found += [v for v in vars(messaging_store).values() if isinstance(v, Composed)]
+    return found
+
+
+def preludes_named(path: Path) -> set[str]:
+    for line in header(path):
+        if line.startswith("-- Preludes:"):
+            return {name.strip() for name in line.split(":", 1)[1].split(",")}
+    return set()
+
+
+def test_a_composed_scripts_header_covers_what_its_preludes_take():
+    """A script names in its header exactly the preludes it is composed with; one that takes
+    the read model's says where its own KEYS and ARGV start (after the warehouse's layout and
+    `now`); each prelude says what it takes off the end (`-- Takes:`), and the script uses
+    what that prelude gives it."""
+    from config.lua_compose import PRELUDES
+    from notifications.readmodel import layout
+
+    scripts = composed_scripts()
+    assert len(scripts) >= 20
+    for script in scripts:
+        named = preludes_named(script.path)
+        assert named == set(script.preludes), (script.path.name, named, script.preludes)
+        text = "\n".join(header(script.path))
+        own = script.path.read_text(encoding="utf-8")
+        if "read_model" in named:
+            assert f"KEYS[1..{layout.FIRST_OWN - 1}] the warehouse" in text, script.path.name
+            assert re.search(r"^-- ARGV\[1\] now", text, re.M), script.path.name
+        for name in named:
+            prelude = PRELUDES[name]
+            takes = [line for line in header(prelude.path) if line.startswith("-- Takes:")]
+            assert bool(takes) == bool(prelude.keys or prelude.args), name
+        if "idempotency" in named:
+            assert "idempotency_prior()" in own
+            assert "idempotency_store(" in own
+        if "version_check" in named:
+            assert "directory_moved()" in own
+    # Every read-model script file is composed by the loader.
+    folder = Path(layout.__file__).resolve().parent / "lua"
+    files = {p.name for p in folder.glob("*.lua")} - {"read_model.lua"}
+    assert files == {s.path.name for s in scripts if s.path.parent == folder}

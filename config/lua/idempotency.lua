@@ -1,5 +1,6 @@
 -- Idempotency-Key records (config/idempotency.py), put before the scripts a key guards.
 --
+-- Takes: KEYS[last - 1], KEYS[last], ARGV[last] (config/lua_compose.py appends them)
 -- The guarded script gets two more KEYS and one more ARGV, last:
 -- KEYS[last - 1] the key's binding: the fingerprint of the request the key was first used for,
 --            under a name of no warehouse or chat, so a key reused for a write in another slot

@@ -1,8 +1,8 @@
 -- The directory's version, confirmed by a script that writes from what the caller's directory
 -- said (directory/confirmed_writes.py), put before that script.
 --
--- The script gets one more KEY and one more ARGV, last (before an Idempotency-Key's KEYS,
--- when it has one):
+-- Takes: KEYS[last], ARGV[last] (config/lua_compose.py appends them, before an
+-- Idempotency-Key's when the script has one)
 -- KEYS[last] the directory's version key (directory.keys.version_key), or any key of the
 --            script's slot when there is nothing to confirm
 -- ARGV[last] the version the caller's directory holds, not yet confirmed ("" when there is

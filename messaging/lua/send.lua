@@ -5,8 +5,8 @@
 -- Publishes "<member id> ...\n<message JSON>" on the chat's events channel (see the end).
 -- Returns false if the sender is not a member (or there is no such chat),
 -- else {message JSON, {member user ids}}.
--- Idempotency-Key: two more KEYS and one ARGV, last (config/lua/idempotency.lua, put before this
--- script): a send made before returns its record and stores nothing; a send stores it.
+-- Preludes: idempotency
+-- (a send made before returns its record and stores nothing; a send stores it)
 local prior = idempotency_prior()
 if prior then return prior end
 local seen = redis.call('ZSCORE', KEYS[2], ARGV[1])

@@ -1,9 +1,8 @@
 """The one registry of key families (config/keyfamilies.py): every key an app builds is of
-exactly one family, every family is built somewhere, and the README's table is the registry's."""
+exactly one family, and every family is built somewhere. (The docs' key table is checked by
+tests/docs/test_key_table.py.)"""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from django.conf import settings
 
@@ -32,8 +31,6 @@ def built_keys() -> list[str]:
         keys.idempotency(w, "python", "retry-2"),
         keys.idempotency_binding(f"u:{user}", "retry-1"),
         keys.idempotency_binding("python", "retry-2"),
-        keys.read_marks(w, user),
-        keys.readers(w),
         keys.flags(w),
         keys.states(w),
         keys.changes(w),
@@ -46,11 +43,9 @@ def built_keys() -> list[str]:
         keys.classes(w),
         keys.places(w),
         keys.open_index(w),
-        keys.watermarks(w),
-        keys.markers(w),
-        keys.read_open(w),
+        keys.users(w),
+        keys.reads(w),
         keys.snoozes(w),
-        keys.snoozers(w),
         keys.rule_alerts(w, "sql:5"),
         keys.rule_sent(w, "py:negative_stock"),
         keys.rule_lock("sql:5"),
@@ -89,10 +84,5 @@ def test_owners_come_out_of_the_key():
     assert parsed is not None
     assert (parsed.warehouse_id, parsed.family.owner, parsed.owner) == (7, "rule", "sql:5")
     assert keys.parse_warehouse_key(keys.inbox(7, "r:42")) == keys.WarehouseKey(7, "role", "42")
-    assert keys.parse_warehouse_key(keys.read_marks(7, 31)) == keys.WarehouseKey(7, "user", "31")
+    assert keys.parse_warehouse_key(keys.inbox(7, "u:31")) == keys.WarehouseKey(7, "user", "31")
     assert keys.parse_warehouse_key(keys.contents(7)) == keys.WarehouseKey(7, "other")
-
-
-def test_the_readme_key_table_is_the_registry():
-    readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
-    assert keyfamilies.markdown_table() in readme, "run: python -m config.keyfamilies"

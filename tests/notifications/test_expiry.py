@@ -22,8 +22,13 @@ def key_sizes(redis, warehouse_id: int, subscribers: list[str], readers: list[in
         "routes": redis.hlen(keys.routes(warehouse_id)),
         "expiry": redis.zcard(keys.expiry(warehouse_id)),
         "inboxes": sum(redis.zcard(keys.inbox(warehouse_id, s)) for s in subscribers),
-        "read_marks": sum(redis.zcard(keys.read_marks(warehouse_id, u)) for u in readers),
-        "readers": redis.scard(keys.readers(warehouse_id)),
+        # A user's one-by-one reads ("<user id>:<slot>"), and who has any of a slot ("<slot>").
+        "read_marks": sum(
+            1
+            for f in redis.hkeys(keys.reads(warehouse_id))
+            if f.decode().split(":")[0] in {str(u) for u in readers} and b":" in f
+        ),
+        "readers": sum(1 for f in redis.hkeys(keys.reads(warehouse_id)) if b":" not in f),
     }
 
 
@@ -35,7 +40,7 @@ def test_sweep_removes_expired_items_and_keeps_live_ones(
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
     short = send(title="short", ttl_seconds=5)
     long = send(title="long", ttl_seconds=3600)
-    services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=None)
+    services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=[short.id, long.id])
     subscribers = [f"u:{alice.pk}", f"r:{role.pk}"]
 
     report = services.expire_warehouse(warehouse.pk, at_ms=timestamps.now_ms() + 10_000)
@@ -84,7 +89,10 @@ def test_an_interrupted_sweep_is_finished_by_the_next(redis, warehouse, replenis
 
     # Inbox removals sent, but the sweep stopped before the notification itself was finished.
     store.remove_expired(
-        warehouse.pk, finished=[], removals=[(f"r:{rita.groups.first().pk}", str(result.cursor))]
+        warehouse.pk,
+        finished=[],
+        removals=[(f"r:{rita.groups.first().pk}", str(result.cursor))],
+        now_ms=later,
     )
     assert redis.hlen(keys.contents(warehouse.pk)) == 1
 

@@ -11,8 +11,8 @@ def test_notification_keys_share_the_warehouse_hash_tag():
     assert keys.ids(4) == "wms:{wh:4}:ids"
     assert keys.routes(4) == "wms:{wh:4}:routes"
     assert keys.expiry(4) == "wms:{wh:4}:expiry"
-    assert keys.read_marks(4, 9) == "wms:{wh:4}:read:9"
-    assert keys.readers(4) == "wms:{wh:4}:readers"
+    assert keys.reads(4) == "wms:{wh:4}:reads"
+    assert keys.users(4) == "wms:{wh:4}:users"
 
 
 def test_an_idempotency_keys_binding_is_in_no_warehouses_slot():
@@ -28,12 +28,12 @@ def test_the_orphan_sweep_reads_owners_back_from_key_names():
     assert keys.warehouse_pattern(4) == "wms:\\{wh:4\\}:*"
     parse = keys.parse_warehouse_key
     assert parse(keys.inbox(4, "u:9")) == keys.WarehouseKey(4, "user", "9")
-    assert parse(keys.read_marks(4, 9)) == keys.WarehouseKey(4, "user", "9")
+    assert parse(keys.inbox(4, "u:9")) == keys.WarehouseKey(4, "user", "9")
     assert parse(keys.inbox(4, "r:2")) == keys.WarehouseKey(4, "role", "2")
     assert parse(keys.rule_sent(4, "sql:3")) == keys.WarehouseKey(4, "rule", "sql:3")
     assert parse(subscription_keys.subscribers(4, 5)) == keys.WarehouseKey(4, "type", "5")
     assert parse(subscription_keys.subscribers_token(4, 5)) == keys.WarehouseKey(4, "type", "5")
-    for other in (keys.contents(4), keys.readers(4), keys.sequence(4), "wms:{wh:4}:new:thing"):
+    for other in (keys.contents(4), keys.reads(4), keys.sequence(4), "wms:{wh:4}:new:thing"):
         assert parse(other) == keys.WarehouseKey(4, "other")
     for foreign in (
         "wms:chats:activity",

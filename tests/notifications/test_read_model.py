@@ -18,10 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 LEVELS = ("info", "warning", "critical")
 
 
-def test_mark_all_read_of_many_is_a_watermark_not_a_mark_each(
-    settings, redis, warehouse, replenishers, send
-):
-    settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE = 3
+def test_mark_all_read_of_many_is_a_watermark_not_a_mark_each(redis, warehouse, replenishers, send):
     rita, ralf = replenishers
     for i in range(10):
         send(title=f"n{i}")
@@ -29,7 +26,7 @@ def test_mark_all_read_of_many_is_a_watermark_not_a_mark_each(
     result = services.mark_read(user=rita, warehouse_id=warehouse.pk, ids=None)
 
     assert (result.marked, result.unread_count) == (10, 0)
-    assert redis.zcard(keys.read_marks(warehouse.pk, rita.pk)) == 0  # O(1): nothing per item
+    assert redis.hlen(keys.reads(warehouse.pk)) == 0  # O(1): nothing per item
     assert selectors.unread_summary(user=ralf, warehouse_id=warehouse.pk).unread_count == 10
     later = send(title="later")
     summary = selectors.unread_summary(user=rita, warehouse_id=warehouse.pk)
@@ -75,8 +72,6 @@ def test_the_sweep_prunes_read_marks_in_bounded_calls(settings, redis, warehouse
     report = services.expire_warehouse(warehouse.pk, at_ms=timestamps.now_ms() + 10_000)
 
     assert report.read_marks == 60
-    assert redis.scard(keys.readers(warehouse.pk)) == 0
-    assert all(redis.zcard(keys.read_marks(warehouse.pk, u.pk)) == 0 for u in users)
-    for key in (keys.places, keys.markers, keys.read_open, keys.classes):
+    for key in (keys.places, keys.reads, keys.classes):
         assert redis.hlen(key(warehouse.pk)) == 0, key
     assert redis.zcard(keys.open_index(warehouse.pk)) == 0

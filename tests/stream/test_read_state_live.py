@@ -87,13 +87,14 @@ def lifecycle_listing(user, warehouse) -> list[dict]:
 def test_an_event_that_cannot_be_presented_ends_only_its_own_streams(
     open_stream, subscribed, warehouse, other_warehouse, rep_notice
 ):
-    """A script error while presenting one event (here: rita's read marks are not a sorted
-    set) closes the streams that event was for; other streams and the subscription go on."""
+    """A script error while presenting one event (here: her warehouse's per-notification read
+    state is not a hash) closes the streams that event was for; other streams and the
+    subscription go on."""
     rita = subscribed("rita", warehouse, rep_notice)
     otto = subscribed("otto", other_warehouse, rep_notice)
     rita_stream = open_stream(rita, warehouse)
     otto_stream = open_stream(otto, other_warehouse)
-    get_redis().set(keys.read_marks(warehouse.pk, rita.pk), "not a sorted set")
+    get_redis().set(keys.reads(warehouse.pk), "not a hash")
 
     notify(warehouse, "cannot be shown to rita")
 

@@ -11,6 +11,7 @@ and Celery beat together (honcho, from the Procfile) until Ctrl-C stops all of t
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import threading
@@ -138,6 +139,8 @@ class Command(BaseCommand):
             logins = load_demo_data(webhook_url=webhook)
             self.webhook = webhook
             call_command("sync_subscriptions", stdout=self.stdout)
+            # Read state a demo of an earlier version left in var/redis (nothing, otherwise).
+            call_command("migrate_read_state", stdout=io.StringIO())
             if setup_only:
                 return
             env = self._environment(host, port, redis_url)

@@ -1,0 +1,20 @@
+-- Forget a deleted user's read state in one warehouse: their fields in the users hash
+-- (watermarks, read version, tallies, woken and snoozed lists) and their snoozes, bounded by
+-- how many they snoozed. Their fields of single notifications (reads) go with those
+-- notifications when the sweep finishes them.
+-- Preludes: read_model
+-- KEYS[1..20] the warehouse (read_model.lua)
+-- ARGV[1] now   ARGV[2] the user id
+-- Returns how many fields were removed.
+
+local user = ARGV[2]
+local removed = redis.call('HDEL', KEYS[K.users], user, 'v:' .. user, 'w:' .. user)
+for _, head in ipairs(words(redis.call('HGET', KEYS[K.users], 'o:' .. user))) do
+  removed = removed + redis.call('HDEL', KEYS[K.users], 'o:' .. user .. ':' .. head)
+end
+removed = removed + redis.call('HDEL', KEYS[K.users], 'o:' .. user)
+for _, slot in ipairs(words(redis.call('HGET', KEYS[K.users], 's:' .. user))) do
+  removed = removed + redis.call('ZREM', KEYS[K.snoozes], user .. ':' .. slot)
+end
+removed = removed + redis.call('HDEL', KEYS[K.users], 's:' .. user)
+return removed

@@ -1,0 +1,88 @@
+-- Deliver one notification into every subscriber inbox of (warehouse, message type), atomically,
+-- and open its lifecycle and its place in the read model.
+--
+-- The caller passes the subscriber list it has cached together with that list's token, so every
+-- inbox key can be declared in KEYS. If the set changed since (token differs), nothing is
+-- written and the current token and members are returned for the caller to retry with. Every
+-- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
+-- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
+-- Preludes: idempotency, version_check, read_model
+-- KEYS[1..20] the warehouse (read_model.lua)
+-- KEYS[21] subscriber set   KEYS[22] subscriber set token
+-- KEYS[23..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
+--          ids are read off these names
+-- ARGV[1] now (the notification's created_at), ms since the epoch
+-- ARGV[2] token of the caller's subscriber list ("" when it has none cached)
+-- ARGV[3] notification id (UUID)   ARGV[4] content JSON   ARGV[5] expires at, ms
+-- ARGV[6] severity digit (0 info, 1 warning, 2 critical)
+-- ARGV[7] escalation due, ms ("" never)   ARGV[8] message type code
+-- ARGV[9] report retention, ms
+-- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
+-- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
+--      or {0, current token, member, member, ...} when the caller's list is stale,
+--      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
+--      or {-2} when the directory the caller resolved the type and warehouse from moved on.
+-- Publishes "<cursor> <id> <subscriber>..." on the warehouse's events channel.
+
+local prior = idempotency_prior()
+if prior then return prior end
+if directory_moved() then return {-2} end
+
+local SUBSCRIBERS, TOKEN, FIRST_INBOX = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
+local token = redis.call('GET', KEYS[TOKEN])
+if not token then return {-1} end
+if token ~= ARGV[2] then
+  local reply = {0, token}
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[SUBSCRIBERS])) do reply[#reply + 1] = member end
+  return reply
+end
+
+-- Nobody to deliver to: nothing to store, unless it is due for escalation, which delivers it to
+-- the escalation role however many subscribe (SPEC 11); then it is stored in no inbox yet.
+if #KEYS < FIRST_INBOX and ARGV[7] == '' then return idempotency_store({1, '0'}) end
+
+-- Redis does not roll back a script that fails half-way, so check the warehouse keys this
+-- script writes before the first write, and undo the inbox writes if one inbox is not a sorted
+-- set: either every inbox gets the notification or none does (without a TYPE per inbox).
+local expected = {seq = 'string', notes = 'hash', ids = 'hash', routes = 'hash', expiry = 'zset',
+                  flags = 'hash', escalations = 'zset', report = 'hash', classes = 'hash',
+                  places = 'hash', open = 'zset'}
+for name, wanted in pairs(expected) do
+  local kind = redis.call('TYPE', KEYS[K[name]])['ok']
+  if kind ~= 'none' and kind ~= wanted then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[K[name]] .. ' is a ' .. kind .. ', not a '
+                             .. wanted .. '; nothing was delivered')
+  end
+end
+
+local last = tonumber(redis.call('GET', KEYS[K.seq]) or '0')
+local c = text(math.max(last + 1, NOW * 1024))
+for i = FIRST_INBOX, #KEYS do
+  local done = redis.pcall('ZADD', KEYS[i], c, c)
+  if type(done) == 'table' and done.err then
+    for j = FIRST_INBOX, i - 1 do redis.call('ZREM', KEYS[j], c) end
+    return redis.error_reply(done.err .. ' (' .. KEYS[i] .. '); nothing was delivered')
+  end
+end
+take_cursor()
+
+local subscribers = {}
+for i = FIRST_INBOX, #KEYS do subscribers[#subscribers + 1] = string.match(KEYS[i], '.*:inbox:(.*)$') end
+local route = table.concat(subscribers, ' ')
+redis.call('HSET', KEYS[K.notes], c, ARGV[4])
+redis.call('HSET', KEYS[K.ids], ARGV[3], c)
+redis.call('HSET', KEYS[K.routes], c, ARGV[3] .. ' ' .. route)
+redis.call('ZADD', KEYS[K.expiry], ARGV[5], c)
+-- The alert lifecycle: open with its severity, due for escalation, counted for the report.
+redis.call('HSET', KEYS[K.flags], c, 'o' .. ARGV[6])
+if ARGV[7] ~= '' then redis.call('ZADD', KEYS[K.escalations], ARGV[7], c) end
+count(ARGV[8], 'published', ARGV[9])
+-- The read model: its class (recorded once per new set of inboxes), its place, open.
+local class = ARGV[10]
+enter_class(class, route)
+local place = make_place(class, ARGV[6], tonumber(c))
+redis.call('HSET', KEYS[K.places], c, place)
+redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. c)
+-- Tell open streams in the same script that delivers: no event without a delivery.
+tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)
+return idempotency_store({1, c})

@@ -1,0 +1,561 @@
+-- The read model's prelude (docs/architecture/read-model.md): the only definitions of what is live,
+-- visible, read for a user, the cursor of a change and the unread tallies. The loader puts it
+-- in front of every read-model script (config/lua_compose.py, "read_model"); no script copies
+-- a helper. No writes of its own at load time.
+-- KEYS[1..20] a warehouse's keys, at the positions of K below in every script that takes this
+--          prelude (notifications/readmodel/layout.py WAREHOUSE builds them in this order);
+--          a script's own KEYS start at KEYS[FIRST_OWN].
+-- ARGV[1] now, ms since the epoch, in every script that takes this prelude; a script's own
+--          ARGV start at ARGV[2].
+-- Returns nothing: it defines the layout and local functions for the script that follows it.
+--
+-- Names used below:
+--   slot    the cursor a notification was published with: its identity in every hash
+--   place   "<class>:<severity digit>:<raise cursor, 16 digits>" (places, per slot)
+--   head    "<class>:<severity digit>" (one range of the open index)
+--   marks   a user's "mark all read" watermarks (users, field <user id>): "<class>=<cursor> ..."
+--           everything of that class raised up to the cursor is read for the user; "*=<cursor>"
+--           (or a plain number) covers every class
+--   own     a user's field of one slot (reads, field "<user id>:<slot>"): "<raise cursor>" read
+--           one by one while raised at that cursor (a later raise outdates it), or "w<cursor>"
+--           woken at that cursor (a "mark all read" before it does not cover it: SPEC 13)
+
+local K = {seq = 1, notes = 2, ids = 3, routes = 4, expiry = 5, flags = 6, states = 7,
+           changes = 8, history = 9, escalations = 10, reminders = 11, classes = 12,
+           places = 13, open = 14, users = 15, reads = 16, snoozes = 17, report = 18,
+           claim_ms = 19, resolve_ms = 20}
+local FIRST_OWN = 21
+local NOW = tonumber(ARGV[1])
+local SEVERITIES = {'info', 'warning', 'critical'}
+local LEVEL = {info = 0, warning = 1, critical = 2}
+local LETTER = {open = 'o', claimed = 'c', resolved = 'r'}
+
+local function pad(n) return string.format('%016.0f', n) end
+local function text(n) return string.format('%.0f', n) end
+
+-- --- Word lists (" 3 7 12") kept in hash fields ---------------------------------------------
+
+local function has_word(list, word)
+  return list ~= false and list ~= nil
+    and string.find(' ' .. list .. ' ', ' ' .. word .. ' ', 1, true) ~= nil
+end
+
+local function add_word(hash_key, field, word)
+  local list = redis.call('HGET', hash_key, field)
+  if not has_word(list, word) then redis.call('HSET', hash_key, field, (list or '') .. ' ' .. word) end
+end
+
+local function remove_word(hash_key, field, word)
+  local list = redis.call('HGET', hash_key, field)
+  if not has_word(list, word) then return end
+  local rest = string.gsub(' ' .. list .. ' ', ' ' .. string.gsub(word, '%p', '%%%0') .. ' ', ' ')
+  rest = string.match(rest, '^%s*(.-)%s*$')
+  if rest == '' then redis.call('HDEL', hash_key, field) else redis.call('HSET', hash_key, field, ' ' .. rest) end
+end
+
+local function words(list)
+  local found = {}
+  for word in string.gmatch(list or '', '%S+') do found[#found + 1] = word end
+  return found
+end
+
+-- --- What a notification is -------------------------------------------------------------------
+
+-- Stored and not expired (expired ones are never shown, swept or not).
+local function live(slot)
+  local expires = redis.call('ZSCORE', KEYS[K.expiry], slot)
+  return expires ~= false and tonumber(expires) > NOW
+end
+
+-- In one of KEYS[first..] (the inboxes a user sees: their own, then one per role).
+local function visible(slot, first)
+  for i = first, #KEYS do
+    if redis.call('ZSCORE', KEYS[i], slot) then return true end
+  end
+  return false
+end
+
+-- The cursor of its latest change, or its slot.
+local function cursor_of(slot)
+  local changed = redis.call('ZSCORE', KEYS[K.changes], slot)
+  return changed and text(tonumber(changed)) or slot
+end
+
+local function is_open_flag(flag)
+  return not flag or string.byte(flag, 1) == 111 -- 'o'
+end
+
+local function is_open(slot) return is_open_flag(redis.call('HGET', KEYS[K.flags], slot)) end
+
+-- class (text), severity digit (number), raise cursor (number) of a place.
+local function place_parts(place)
+  local class, level, raise = string.match(place, '^(.-):(%d):(%d+)$')
+  return class, tonumber(level), tonumber(raise)
+end
+
+local function make_place(class, level, raise) return class .. ':' .. level .. ':' .. pad(raise) end
+
+-- class, severity digit, raise cursor of a slot (nil class and level 0: published before the
+-- read model; its raise cursor is its slot).
+local function place_of(slot)
+  local place = redis.call('HGET', KEYS[K.places], slot)
+  if not place then return nil, 0, tonumber(slot) end
+  return place_parts(place)
+end
+
+local function state_of(slot)
+  local raw = redis.call('HGET', KEYS[K.states], slot)
+  if raw then return cjson.decode(raw) end
+  local flag = redis.call('HGET', KEYS[K.flags], slot) or 'o0'
+  return {status = 'open', severity = SEVERITIES[tonumber(string.sub(flag, 2, 2)) + 1],
+          claimed_by = cjson.null, claimed_at = cjson.null, resolved_by = cjson.null,
+          resolved_at = cjson.null, escalated_at = cjson.null, occurrences = 1}
+end
+
+-- A new cursor, strictly increasing per warehouse and time-ordered: now_ms * 1024 leaves room
+-- for 1024 per millisecond (notifications.readmodel.CURSOR_PER_MS; a contract test pins it).
+local function take_cursor()
+  local last = tonumber(redis.call('GET', KEYS[K.seq]) or '0')
+  local cursor = text(math.max(last + 1, NOW * 1024))
+  redis.call('SET', KEYS[K.seq], cursor)
+  return cursor
+end
+
+-- Tells open streams of a cursor (notifications/keys.py, "Events for open streams"): the
+-- channel is the sequence key's name with ":events" for ":seq".
+local function tell_streams(payload)
+  redis.call('PUBLISH', (string.gsub(KEYS[K.seq], ':seq$', ':events')), payload)
+end
+
+-- A change of `slot`: a new cursor in changes, told to open streams with its route.
+local function next_cursor(slot)
+  local cursor = take_cursor()
+  redis.call('ZADD', KEYS[K.changes], cursor, slot)
+  tell_streams(cursor .. ' ' .. (redis.call('HGET', KEYS[K.routes], slot) or ''))
+  return cursor
+end
+
+local function record(slot, entry)
+  local encoded = cjson.encode(entry)
+  local before = redis.call('HGET', KEYS[K.history], slot)
+  redis.call('HSET', KEYS[K.history], slot, before and (before .. ',' .. encoded) or encoded)
+end
+
+-- The class id of a set of inboxes (sorted, joined by spaces): the first 12 hex digits of its
+-- SHA-1, as notifications.readmodel.route_class computes it for publishing (a contract test
+-- pins the pair).
+local function class_of(members)
+  table.sort(members)
+  local joined = table.concat(members, ' ')
+  return string.sub(redis.sha1hex(joined), 1, 12), joined
+end
+
+local function enter_class(class, members)
+  if redis.call('HSETNX', KEYS[K.classes], class, members) == 1 then
+    for member in string.gmatch(members, '%S+') do add_word(KEYS[K.classes], 'i:' .. member, class) end
+  end
+  redis.call('HINCRBY', KEYS[K.classes], 'n:' .. class, 1)
+end
+
+local function leave_class(class)
+  if redis.call('HINCRBY', KEYS[K.classes], 'n:' .. class, -1) > 0 then return end
+  for member in string.gmatch(redis.call('HGET', KEYS[K.classes], class) or '', '%S+') do
+    remove_word(KEYS[K.classes], 'i:' .. member, class)
+  end
+  redis.call('HDEL', KEYS[K.classes], class, 'n:' .. class)
+end
+
+-- The classes the inboxes KEYS[first..] are in: a set and a list.
+local function classes_seen(first)
+  local seen, list = {}, {}
+  local fields = {}
+  for i = first, #KEYS do fields[#fields + 1] = 'i:' .. string.match(KEYS[i], '.*:inbox:(.*)$') end
+  if #fields == 0 then return seen, list end
+  for _, found in ipairs(redis.call('HMGET', KEYS[K.classes], unpack(fields))) do
+    for class in string.gmatch(found or '', '%S+') do
+      if not seen[class] then
+        seen[class] = true
+        list[#list + 1] = class
+      end
+    end
+  end
+  return seen, list
+end
+
+-- --- Read for a user: the one rule --------------------------------------------------------------
+
+local function parse_marks(raw)
+  local marks = {}
+  if not raw then return marks end
+  if tonumber(raw) then
+    marks['*'] = tonumber(raw)
+    return marks
+  end
+  for class, cursor in string.gmatch(raw, '([^%s=]+)=(%d+)') do marks[class] = tonumber(cursor) end
+  return marks
+end
+
+local function marks_of(user) return parse_marks(redis.call('HGET', KEYS[K.users], user)) end
+
+local function watermark_in(marks, class)
+  return (class and marks[class]) or marks['*'] or 0
+end
+
+local function save_marks(user, marks)
+  local parts = {}
+  for class, cursor in pairs(marks) do parts[#parts + 1] = class .. '=' .. text(cursor) end
+  table.sort(parts)
+  if #parts == 0 then redis.call('HDEL', KEYS[K.users], user)
+  else redis.call('HSET', KEYS[K.users], user, table.concat(parts, ' ')) end
+end
+
+-- Read for a user with watermarks `marks`, whose field of the slot is `own` (or nil) and who
+-- has (`snoozed`) or has not an active snooze of it: snoozed, or read one by one since its
+-- last raise, or raised at or below the watermark of its class, unless woken after that
+-- watermark (then it counts as raised when it woke).
+local function read_by(marks, class, raise, own, snoozed)
+  if snoozed then return true end
+  local floor = raise
+  if own then
+    local woke = string.match(own, '^w(%d+)$')
+    if woke then
+      floor = math.max(raise, tonumber(woke))
+    elseif tonumber(own) >= raise then
+      return true
+    end
+  end
+  return floor <= watermark_in(marks, class)
+end
+
+local function snooze_of(user, slot)
+  return redis.call('ZSCORE', KEYS[K.snoozes], user .. ':' .. slot)
+end
+
+local function own_of(user, slot) return redis.call('HGET', KEYS[K.reads], user .. ':' .. slot) end
+
+-- read_by for one user and slot, reading what it needs.
+local function is_read(user, slot, marks, class, raise)
+  return read_by(marks, class, raise, own_of(user, slot), snooze_of(user, slot) ~= false)
+end
+
+-- For many users of one slot at once (three calls): {user = read?}.
+local function read_by_users(users, slot, class, raise)
+  local answer = {}
+  if #users == 0 then return answer end
+  local owns, members = {}, {}
+  for i, user in ipairs(users) do
+    owns[i] = user .. ':' .. slot
+    members[i] = user .. ':' .. slot
+  end
+  local marks = redis.call('HMGET', KEYS[K.users], unpack(users))
+  local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
+  local snoozed = redis.call('ZMSCORE', KEYS[K.snoozes], unpack(members))
+  for i, user in ipairs(users) do
+    answer[user] = read_by(parse_marks(marks[i]), class, raise, own[i] or nil, snoozed[i] ~= false)
+  end
+  return answer
+end
+
+-- --- The unread tallies -----------------------------------------------------------------------
+-- Unread of a user, per severity = open ones of their classes raised above their watermark
+-- (ZLEXCOUNT of the open index) - their tally of that class and severity (users field
+-- "o:<user>:<head>"): +1 for each such one they read anyway, -1 for each open one at or below
+-- the watermark that is unread for them (woken after it). Only users with a field or snooze
+-- of a slot (its "who" list in reads) can differ from the watermark, so a change of a slot
+-- corrects the tallies of those users only.
+
+-- How a user's read state of an open notification differs from what the watermark says.
+local function tally_of(marks, class, raise, read)
+  if raise > watermark_in(marks, class) then return read and 1 or 0 end
+  return read and 0 or -1
+end
+
+local function add_tally(user, head, delta)
+  if delta == 0 then return end
+  local field = 'o:' .. user .. ':' .. head
+  if redis.call('HINCRBY', KEYS[K.users], field, delta) == 0 then
+    redis.call('HDEL', KEYS[K.users], field)
+    remove_word(KEYS[K.users], 'o:' .. user, head)
+  else
+    add_word(KEYS[K.users], 'o:' .. user, head)
+  end
+end
+
+-- Who has a field or a snooze of the slot.
+local function who(slot) return words(redis.call('HGET', KEYS[K.reads], slot)) end
+
+-- An open notification at `place` enters (sign 1) or leaves (sign -1) the tallies.
+local function tally(slot, place, sign)
+  local users = who(slot)
+  if #users == 0 then return end
+  local class, level, raise = place_parts(place)
+  local marks = redis.call('HMGET', KEYS[K.users], unpack(users))
+  local read = read_by_users(users, slot, class, raise)
+  for i, user in ipairs(users) do
+    add_tally(user, class .. ':' .. level, sign * tally_of(parse_marks(marks[i]), class, raise, read[user]))
+  end
+end
+
+-- Runs change() (which changes only `user`'s state of `slot`), keeping their tally exact.
+local function for_user(user, slot, change)
+  local place = redis.call('HGET', KEYS[K.places], slot)
+  local counted = place and is_open(slot)
+  local class, level, raise, marks, before
+  if counted then
+    class, level, raise = place_parts(place)
+    marks = marks_of(user)
+    before = tally_of(marks, class, raise, is_read(user, slot, marks, class, raise))
+  end
+  change()
+  add_word(KEYS[K.reads], slot, user)
+  if counted then
+    add_tally(user, class .. ':' .. level, tally_of(marks, class, raise, is_read(user, slot, marks, class, raise)) - before)
+  end
+end
+
+-- Marked read one by one by `user` (as raised now).
+local function mark(user, slot)
+  for_user(user, slot, function()
+    local _, _, raise = place_of(slot)
+    redis.call('HSET', KEYS[K.reads], user .. ':' .. slot, text(raise))
+    remove_word(KEYS[K.users], 'w:' .. user, slot)
+  end)
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+end
+
+local function snooze(user, slot, wakes)
+  for_user(user, slot, function()
+    redis.call('ZADD', KEYS[K.snoozes], wakes, user .. ':' .. slot)
+    add_word(KEYS[K.users], 's:' .. user, slot)
+  end)
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+end
+
+local function drop_snooze(user, slot)
+  redis.call('ZREM', KEYS[K.snoozes], user .. ':' .. slot)
+  remove_word(KEYS[K.users], 's:' .. user, slot)
+end
+
+-- Ends `user`'s snooze of `slot`: unread for them from `cursor` on, whatever watermark they had
+-- (SPEC 13), until they read it or mark all read again. `by`: who woke it (cjson.null for
+-- time or the system). Without a cursor the slot is being raised again (out of the tallies,
+-- every user's field about to go): only the snooze goes.
+local function wake(user, slot, by, cursor)
+  local function change()
+    drop_snooze(user, slot)
+    redis.call('HSET', KEYS[K.reads], user .. ':' .. slot, 'w' .. cursor)
+    add_word(KEYS[K.users], 'w:' .. user, slot)
+  end
+  if cursor then for_user(user, slot, change) else drop_snooze(user, slot) end
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+  record(slot, {event = 'woke', at = NOW, by = by})
+end
+
+-- Every snooze of the slot wakes (a re-raise, an escalation, a release).
+local function wake_all(slot, cursor)
+  for _, user in ipairs(who(slot)) do
+    if snooze_of(user, slot) then wake(user, slot, cjson.null, cursor) end
+  end
+end
+
+-- Every user's field of the slot goes (a raise, or the sweep), with their lists' entries.
+-- Returns how many fields went.
+local function forget_reads(slot)
+  local removed = 0
+  for _, user in ipairs(who(slot)) do
+    removed = removed + redis.call('HDEL', KEYS[K.reads], user .. ':' .. slot)
+    remove_word(KEYS[K.users], 'w:' .. user, slot)
+  end
+  redis.call('HDEL', KEYS[K.reads], slot)
+  return removed
+end
+
+-- Unread by severity of a user seeing the classes `class_list` / `seen` with watermarks
+-- `marks` (see the tallies above), less what expired and is not swept yet (at most
+-- `expired_scan` of those looked at). Also returns how many open ones each head holds above
+-- the watermark (a range known to be empty need not be read again).
+local function unread_counts(user, marks, seen, class_list, expired_scan)
+  local counts, above = {0, 0, 0}, {}
+  if #class_list == 0 then return counts, above end
+  local fields = {}
+  for _, class in ipairs(class_list) do
+    local from = pad(watermark_in(marks, class) + 1)
+    for level = 0, 2 do
+      local head = class .. ':' .. level
+      local n = redis.call('ZLEXCOUNT', KEYS[K.open], '[' .. head .. ':' .. from, '(' .. head .. ';')
+      above[head] = n
+      counts[level + 1] = counts[level + 1] + n
+      fields[#fields + 1] = 'o:' .. user .. ':' .. head
+    end
+  end
+  local tallies = redis.call('HMGET', KEYS[K.users], unpack(fields))
+  for i = 1, #fields do
+    if tallies[i] then
+      local level = (i - 1) % 3 + 1
+      counts[level] = counts[level] - tonumber(tallies[i])
+    end
+  end
+  -- Expired but not yet swept (the sweep runs every minute, so few): still in the open index.
+  -- Bounded: the oldest `expired_scan` of them; more waiting means the sweep is behind, which
+  -- /metrics shows (wms_expired_unswept), and is not paid for by every poll.
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[K.expiry], '-inf', NOW, 'LIMIT', 0, expired_scan)
+  if #gone > 0 then
+    local places = redis.call('HMGET', KEYS[K.places], unpack(gone))
+    local flags = redis.call('HMGET', KEYS[K.flags], unpack(gone))
+    local owns = {}
+    for i, slot in ipairs(gone) do owns[i] = user .. ':' .. slot end
+    local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
+    local snoozed = redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns))
+    for i = 1, #gone do
+      if places[i] and is_open_flag(flags[i]) then
+        local class, level, raise = place_parts(places[i])
+        if seen[class] and not read_by(marks, class, raise, own[i] or nil, snoozed[i] ~= false) then
+          counts[level + 1] = counts[level + 1] - 1
+        end
+      end
+    end
+  end
+  return counts, above
+end
+
+-- --- One notification as a reply -------------------------------------------------------------
+-- Every reply that carries notifications gives, per notification, these ITEM fields in this
+-- order (notifications/readmodel/replies.py ITEM decodes them by name).
+local ITEM = 5
+
+local function item_of(slot, cursor, read, user)
+  return {cursor or cursor_of(slot), redis.call('HGET', KEYS[K.notes], slot), read and 1 or 0,
+          redis.call('HGET', KEYS[K.states], slot) or false,
+          (user ~= '' and snooze_of(user, slot)) or false}
+end
+
+-- The item of `slot` as `user` sees it ("" for nobody: read 0).
+local function item_for(slot, user, cursor)
+  local read = false
+  if user ~= '' then
+    local class, _, raise = place_of(slot)
+    read = is_read(user, slot, marks_of(user), class, raise)
+  end
+  return item_of(slot, cursor, read, user)
+end
+
+local function append(reply, values)
+  for _, value in ipairs(values) do reply[#reply + 1] = value end
+  return reply
+end
+
+-- --- Changes of status (the alert lifecycle, SPEC 7) ------------------------------------------
+
+-- Records the event, gives the slot a new cursor and writes its new state, keeping the open
+-- index and the tallies exact (invariants 1 and 2 of docs/architecture/read-model.md). `how`:
+-- `raise` (a re-raise, an escalation): a new raise cursor, every snooze woken and every user's
+-- read of it outdated (unread again for everyone); `class`, `members`: the inboxes it is in
+-- now (an escalation; the caller wrote its route before, so the event reaches them).
+local function change(slot, state, event, by, how)
+  how = how or {}
+  record(slot, {event = event, at = NOW, by = by})
+  local cursor = next_cursor(slot)
+  local old = redis.call('HGET', KEYS[K.places], slot)
+  if old and is_open(slot) then
+    redis.call('ZREM', KEYS[K.open], old .. ':' .. slot)
+    tally(slot, old, -1)
+  end
+  if how.raise then
+    wake_all(slot, nil)
+    forget_reads(slot)
+  end
+  if old then
+    local class, _, raise = place_parts(old)
+    if how.class and how.class ~= class then
+      enter_class(how.class, how.members)
+      leave_class(class)
+      class = how.class
+    end
+    if how.raise then raise = tonumber(cursor) end
+    local place = make_place(class, LEVEL[state.severity], raise)
+    redis.call('HSET', KEYS[K.places], slot, place)
+    if state.status == 'open' then
+      redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. slot)
+      tally(slot, place, 1)
+    end
+  end
+  redis.call('HSET', KEYS[K.states], slot, cjson.encode(state))
+  redis.call('HSET', KEYS[K.flags], slot, LETTER[state.status] .. LEVEL[state.severity])
+  return cursor
+end
+
+-- The manager's report: per-day counts, and samples of time to claim and to resolve.
+-- `retention` ms, `most` samples kept per list.
+local function count(type_code, event, retention)
+  redis.call('HINCRBY', KEYS[K.report], type_code .. '|' .. event, 1)
+  redis.call('PEXPIRE', KEYS[K.report], retention)
+end
+
+local function sample(key, type_code, ms, retention, most)
+  redis.call('RPUSH', key, type_code .. ' ' .. text(ms))
+  redis.call('LTRIM', key, 0, most - 1)
+  redis.call('PEXPIRE', key, retention)
+end
+
+local function content_of(slot) return cjson.decode(redis.call('HGET', KEYS[K.notes], slot)) end
+
+-- The acting user of a change: {id, username}, or cjson.null for the system ("" id).
+local function actor_of(id, username)
+  if id == '' then return cjson.null end
+  return {id = tonumber(id), username = username}
+end
+
+-- A change's answer: {code, the ITEM fields of the slot as `user` sees it, extra}.
+local function answer(code, slot, user, cursor, extra)
+  local reply = append({code}, item_for(slot, user, cursor))
+  reply[#reply + 1] = extra or false
+  return reply
+end
+
+-- A claimed one open again (released by its holder or by the system): every snooze wakes.
+local function reopen(slot, state, by, user)
+  state.status = 'open'
+  state.claimed_by = cjson.null
+  state.claimed_at = cjson.null
+  local cursor = change(slot, state, 'released', by)
+  wake_all(slot, cursor)
+  return answer('ok', slot, user, cursor)
+end
+
+-- --- A user's view: the ETag short-cut --------------------------------------------------------
+
+-- What the answer's ETag depends on besides the user, the query and the format: the
+-- sequence, the next expiry and the user's read version.
+local function view_version(user)
+  local next_expiry = redis.call('ZRANGEBYSCORE', KEYS[K.expiry], '(' .. text(NOW), '+inf',
+                                 'WITHSCORES', 'LIMIT', 0, 1)
+  return {redis.call('GET', KEYS[K.seq]) or '0',
+          next_expiry[2] and text(tonumber(next_expiry[2])) or '',
+          redis.call('HGET', KEYS[K.users], 'v:' .. user) or '0'}
+end
+
+-- The ETag of an answer at `version`: the text notifications/api/etags.py hashes (its
+-- `before`, the version joined by "|", its `after`), as Python computes it (a contract test
+-- pins the pair).
+local function etag_of(before, version, after)
+  return string.sub(redis.sha1hex(before .. table.concat(version, '|') .. after), 1, 24)
+end
+
+-- A view's answer starts with these values (notifications/readmodel/replies.py VIEW_HEAD):
+-- what it is ("not modified" when the client's ETag is still the answer's), the unread count,
+-- per severity, then the version its ETag is made of.
+local function view_head(status, counts, version)
+  return {status, counts[1] + counts[2] + counts[3], counts[1], counts[2], counts[3],
+          version[1], version[2], version[3]}
+end
+
+-- The view's version, and "not modified" when one of the client's ETags (`tags`, their hex
+-- space separated; `before` and `after` the rest of the ETag's text) is still the answer's:
+-- three reads, and the answer is the client's copy. One that is not goes on in this same call.
+local function check_etag(user, before, after, tags)
+  local version = view_version(user)
+  if tags ~= '' and has_word(tags, etag_of(before, version, after)) then
+    return view_head('not modified', {0, 0, 0}, version)
+  end
+  return nil, version
+end

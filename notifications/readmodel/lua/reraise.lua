@@ -1,0 +1,17 @@
+-- Raise an open or claimed alert again (a rule's cool-down reminder, SPEC 7): occurrences + 1,
+-- a new raise cursor, so every user's read of it is outdated (unread again for everyone)
+-- without naming any reader, and every snooze of it wakes.
+-- Preludes: read_model
+-- KEYS[1..20] the warehouse (read_model.lua)
+-- ARGV[1] now   ARGV[2] notification id
+-- Returns {code, ITEM fields (read 0), how many inboxes it is in}: "ok" raised again,
+--   "resolved", or {"missing"}.
+
+local slot = redis.call('HGET', KEYS[K.ids], ARGV[2])
+if not slot or not live(slot) then return {'missing'} end
+local state = state_of(slot)
+if state.status == 'resolved' then return answer('resolved', slot, '') end
+state.occurrences = (state.occurrences or 1) + 1
+local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], slot) or '', '%S+', '')
+local cursor = change(slot, state, 'reraised', cjson.null, {raise = true})
+return answer('ok', slot, '', cursor, math.max(inboxes - 1, 0))

@@ -1,0 +1,42 @@
+"""Every read-model script, composed once with its preludes (config/lua_compose.py)."""
+
+from __future__ import annotations
+
+from config.lua_compose import Composed
+
+
+def _script(name: str, *preludes: str, replicated: bool = False) -> Composed:
+    return Composed.of(__file__, name, preludes=(*preludes, "read_model"), replicated=replicated)
+
+
+# replicated: with REDIS_WAIT_REPLICAS set, publishing waits for replicas (config/redis.py).
+PUBLISH = _script("publish", "idempotency", "version_check", replicated=True)
+EXPIRE = _script("expire")
+FORGET_READER = _script("forget_reader")
+RECORD_EVENT = _script("record_event", "idempotency")
+REMIND = _script("remind")
+# A live event as its stream users see it; the stream hub runs it on its asyncio client.
+EVENT_READ_STATE = _script("event_read_state")
+
+LIST = _script("list")
+UNREAD = _script("unread")
+SNOOZED = _script("snoozed")
+MARK_READ = _script("mark_read")
+MARK_ALL = _script("mark_all")
+
+CLAIM = _script("claim", "idempotency")
+RELEASE = _script("release", "idempotency")
+RESOLVE = _script("resolve", "idempotency")
+RELEASE_HELD = _script("release_held")
+RERAISE = _script("reraise")
+ESCALATE = _script("escalate")
+SNOOZE = _script("snooze")
+WAKE = _script("wake")
+WAKE_DUE = _script("wake_due")
+HISTORY = _script("history")
+# Once per user after a deploy from the layout before this package (manage.py migrate_read_state).
+UPGRADE_USER = _script("upgrade_user")
+
+ALL: tuple[Composed, ...] = tuple(
+    value for value in globals().values() if isinstance(value, Composed)
+)
