@@ -5,17 +5,18 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help setup test test-fast lint format types check bench demo messages clean
+.PHONY: help setup test test-fast lint format types docs check bench demo messages clean
 
 help:
 	@echo "make setup      create .venv and install the project with its dev tools"
 	@echo "make demo       run the whole system with demo data (web, worker, beat, Redis)"
 	@echo "make test       the README's test command: every test, against a real Redis"
 	@echo "make test-fast  the suite on 2 processes, browser tests left out"
-	@echo "make lint       ruff check and ruff format --check"
+	@echo "make lint       ruff check, ruff format --check, the layer contracts (lint-imports)"
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make types      mypy over the whole project"
-	@echo "make check      lint + types + test (what CI runs before the extra passes)"
+	@echo "make docs       build the docs site (mkdocs build --strict: broken links fail)"
+	@echo "make check      lint + types + test + docs (what CI runs before the extra passes)"
 	@echo "make bench      print the performance figures (project against baselines)"
 	@echo "make messages   refresh and compile the zh_Hans translations (needs gettext)"
 
@@ -34,6 +35,7 @@ test-fast:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 
 format:
 	$(BIN)/ruff format .
@@ -42,7 +44,11 @@ format:
 types:
 	$(BIN)/mypy .
 
-check: lint types test
+# Into site/ (git-ignored); --strict fails on a broken link or anchor.
+docs:
+	$(BIN)/mkdocs build --strict --site-dir site
+
+check: lint types test docs
 
 # Every row of issue 12's table, project against baseline (~5 min; BENCH_ARGS=--quick ~1 min).
 bench:
@@ -54,4 +60,4 @@ messages:
 	$(BIN)/python manage.py compilemessages --ignore=.venv
 
 clean:
-	rm -rf .pytest_cache .ruff_cache .mypy_cache test-artifacts
+	rm -rf .pytest_cache .ruff_cache .mypy_cache test-artifacts site

@@ -1,10 +1,10 @@
 """Reminders until claimed and the e-mail when nobody claims it (SPEC 14).
 
 Publishing indexes a notification whose type reminds or e-mails in its warehouse's reminders
-zset (`after_publish`, a notifications hook). Beat (`pass_all`, every ALERT_REMINDER_SECONDS)
-pops the due entries of each warehouse by score, ALERT_REMINDER_BATCH per Redis call and at
-most ALERT_REMINDER_BATCHES calls per warehouse per tick, never scanning alerts
-(lua/remind.lua): a reminder of an alert still open is recorded (`reminded`), told to open
+zset (`after_publish`, a listener of notifications.hooks.Published). Beat (`pass_all`, every
+ALERT_REMINDER_SECONDS) pops the due entries of each warehouse by score, ALERT_REMINDER_BATCH
+per Redis call and at most ALERT_REMINDER_BATCHES calls per warehouse per tick, never scanning
+alerts (lua/remind.lua): a reminder of an alert still open is recorded (`reminded`), told to open
 streams (`event: reminder`) and pushed again; an e-mail is written to the outbox (one per
 alert: its id is derived from the alert's) and its entry removed.
 """
@@ -26,6 +26,7 @@ from config import timestamps
 from directory import cache as directory
 from notifications import lifecycle_store
 from notifications.domain import Notification, Severity
+from notifications.hooks import Published
 from notifications.lifecycle_store import FollowUp
 from outbox import services as outbox
 from push import dispatch as push_dispatch
@@ -40,8 +41,9 @@ logger = logging.getLogger(__name__)
 EMAIL_IDS = uuid.UUID("6f1c2a52-7d0e-4d55-9a57-31d7d1c0e5a1")
 
 
-def after_publish(notification: Notification, inboxes: Sequence[str]) -> None:
+def after_publish(published: Published) -> None:
     """Index the first reminder and the e-mail of a new notification whose type has them."""
+    notification = published.notification
     message_type = directory.message_type(notification.message_type)
     if message_type is None:
         return

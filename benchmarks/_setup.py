@@ -6,7 +6,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 
-from config import embedded_redis
+from devredis import embedded_redis
 
 
 def start(settings: str = "config.settings") -> embedded_redis.EmbeddedRedis:

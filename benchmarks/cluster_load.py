@@ -1,7 +1,7 @@
 """`python -m benchmarks.cluster_load`: a bounded load on a real 3-master Redis Cluster, per shard.
 
 Starts a 3-master cluster on loopback from the embedded server binary
-(config/embedded_cluster.py) for the product's data and a plain embedded Redis for the Celery
+(devredis/embedded_cluster.py) for the product's data and a plain embedded Redis for the Celery
 broker and the cache, as in production (`REDIS_URL=redis+cluster://…`, `CELERY_BROKER_URL`),
 and a throw-away SQLite database. It makes `--warehouses` warehouses of `--operators`
 operators each, fills them with `--backlog` notifications, and runs worker processes of
@@ -43,7 +43,7 @@ from typing import Any
 
 from benchmarks import cluster_shards, cluster_workers
 from benchmarks._setup import percentile
-from config import embedded_cluster, embedded_redis
+from devredis import embedded_cluster, embedded_redis
 
 # Publishes last: the mixed phase must poll inboxes of the backlog's size, not grown by them.
 PHASES = ("polls", "mixed", "publishes")

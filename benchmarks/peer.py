@@ -22,7 +22,7 @@ from typing import Any
 
 from benchmarks import peer_venv, server
 from benchmarks.context import Bench, Config
-from config.embedded_redis import free_port
+from devredis.embedded_redis import free_port
 
 NAME = "django-notifications-hq 1.8.3"
 UNREAD_COUNT = "/inbox/notifications/api/unread_count/"  # live_unread_notification_count

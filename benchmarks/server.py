@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from config.embedded_redis import free_port
+from devredis.embedded_redis import free_port
 
 WORKERS = 2
 

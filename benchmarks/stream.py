@@ -311,7 +311,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _free_port() -> int:
-    from config.embedded_redis import free_port
+    from devredis.embedded_redis import free_port
 
     return free_port()
 

@@ -1,5 +1,5 @@
-"""Session authentication that also checks CSRF on reads (for the few GETs that change state),
-and token authentication from a per-process cache."""
+"""Session authentication that also checks CSRF on reads (for the few GETs that change state).
+Token authentication is the directory's (directory/authentication.py): it reads its cache."""
 
 from __future__ import annotations
 
@@ -8,14 +8,10 @@ from typing import Any, cast
 
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
-from django.utils.translation import gettext_lazy as _
-from drf_spectacular.authentication import SessionScheme, TokenScheme
-from rest_framework import exceptions
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from drf_spectacular.authentication import SessionScheme
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
-
-from directory import cache as directory
 
 
 class CsrfOnEveryMethodSessionAuthentication(SessionAuthentication):
@@ -45,23 +41,3 @@ class CsrfOnEveryMethodSessionScheme(SessionScheme):
 
     target_class = "config.authentication.CsrfOnEveryMethodSessionAuthentication"
     name = "cookieAuthWithCsrfOnReads"
-
-
-class CachedTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication, with the token and its user from directory.cache's
-    per-process cache (exact: any change of users, roles or tokens is seen at the next
-    request), so a poll costs no database query."""
-
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        token = directory.token(key)
-        if token is None:
-            raise exceptions.AuthenticationFailed(_("Invalid token."))
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        return token.user, token
-
-
-class CachedTokenScheme(TokenScheme):
-    """The OpenAPI description: the same `Authorization: Token <key>` header as DRF's."""
-
-    target_class = "config.authentication.CachedTokenAuthentication"

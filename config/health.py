@@ -8,6 +8,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import connections
@@ -26,9 +27,17 @@ from redis.cluster import RedisCluster
 from config import status
 from config.metrics import LIVE_COLLECTORS
 from config.redis import REDIS_UNAVAILABLE, REPLICATION, get_redis, online_replicas
-from subscriptions import store as subscription_store
 
 logger = logging.getLogger(__name__)
+
+# The apps' parts of `degraded`, added in their AppConfig.ready() (config imports no app).
+_degraded_checks: dict[str, Callable[[], str]] = {}
+
+
+def add_degraded_check(name: str, check: Callable[[], str]) -> None:
+    """Name in /healthz's `degraded` what `check()` answers ("" when nothing is degraded), e.g.
+    subscriptions' `mirror`. Asked at each /healthz, after the process's flags and replication."""
+    _degraded_checks[name] = check
 
 
 def _check_database() -> str:
@@ -48,23 +57,24 @@ def _check_redis() -> str:
 
 
 def _degraded() -> dict[str, str]:
-    """What works but not fully, by name (see docs/scaling.md, "What an operator sees"):
+    """What works but not fully, by name (see docs/operating/scaling.md, "What an operator sees"):
 
     - `subscription`: this process's stream hub has no live pub/sub subscription (streams
       answer 503 and clients poll) — from the hub, config.status;
     - `replication`: a master has fewer online replicas than REDIS_WAIT_REPLICAS, or a write
       went unconfirmed by them lately (REDIS_WAIT_POLICY decides what publishing does);
     - `mirror`: subscriber sets are being rebuilt from the database (publishing to them waits
-      for it or answers 503).
+      for it or answers 503) — subscriptions/health.py, through add_degraded_check.
     """
     found = status.degraded()
     if settings.REDIS_WAIT_REPLICAS > 0:
         short = _masters_short_of_replicas()
         if short:
             found[REPLICATION] = short
-    rebuilding = subscription_store.rebuilding()
-    if rebuilding:
-        found["mirror"] = f"subscriber sets being rebuilt from the database: {rebuilding}"
+    for name, check in _degraded_checks.items():
+        detail = check()
+        if detail:
+            found[name] = detail
     return found
 
 

@@ -1,15 +1,15 @@
-# ruff: noqa: E501, RUF001  (each row is the README table's row, read best whole)
+# ruff: noqa: E501, RUF001  (each row is the docs' key table's row, read best whole)
 """The one registry of Redis key families: what each key is, who owns it, who writes it.
 
 Each app's keys.py still builds its names (small typed functions, pinned by tests); this
 registry says which families exist. It drives:
 - parsing a key name into its family and owner (`parse`), which the orphan sweeps use to find
   the keys of deleted warehouses, users, roles, message types and rules (notifications.keys);
-- the key table in README.md ("Redis keys"), which `python -m config.keyfamilies` prints and
-  tests/config/test_keyfamilies.py compares with the README;
+- the key table in docs/architecture/keys.md, which `python -m config.keyfamilies` prints and
+  tests/docs/test_key_table.py compares with the registry (names and types);
 - a test that every key-building function of every app makes a key of exactly one family.
 
-A new family is one entry here: the README table, the sweep and the coverage test follow.
+A new family is one entry here and a row in the docs' table; the sweep and the coverage test follow.
 Templates are written with the default prefix `wms`; placeholders in angle brackets:
 `<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
 `<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<scope>`
@@ -47,7 +47,7 @@ _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
 class KeyFamily:
     template: str  # e.g. "wms:{wh:<id>}:inbox:u:<user id>"
     type: str  # Redis type: string, hash, set, sorted set, list
-    holds: str  # what it holds (the README's words)
+    holds: str  # what it holds (the docs' words)
     writers: str  # the code that writes it
 
     @property
@@ -366,7 +366,7 @@ def parse(key: str) -> ParsedKey | None:
 
 
 def markdown_table() -> str:
-    """The README's key table (section "Redis keys")."""
+    """The key table of docs/architecture/keys.md."""
     lines = ["| key | type | holds | written by |", "| --- | --- | --- | --- |"]
     for family in FAMILIES:
         template = family.template.replace("|", "\\|")
@@ -374,5 +374,5 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m config.keyfamilies: the README's table
+if __name__ == "__main__":  # python -m config.keyfamilies: the docs' key table
     sys.stdout.write(markdown_table())

@@ -2,7 +2,7 @@
 
 With several processes (web workers, Celery workers) set PROMETHEUS_MULTIPROC_DIR to an empty
 folder shared by the processes of one host before they start: each process then writes its
-samples there and `/metrics` on any web process reports the sum (see docs/deploy.md). Only
+samples there and `/metrics` on any web process reports the sum (see docs/operating/deploy.md). Only
 counters and histograms are used, which add up across processes.
 """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 from django.db.models import Model
@@ -15,6 +15,22 @@ logger = logging.getLogger(__name__)
 
 # Ids per database query (SQLite limits the variables of one statement).
 QUERY_CHUNK = 500
+
+
+class Sweep(Protocol):
+    """An app's periodic backstop: finds with SCAN what deleted rows left in Redis, removes it,
+    and answers a report that prints as one line."""
+
+    def __call__(self, *, batch: int | None = None) -> object: ...
+
+
+# Added by each app in its AppConfig.ready() (config imports no app), in INSTALLED_APPS order:
+# what `manage.py sweep_orphans` runs, by the label it prints.
+sweeps: dict[str, Sweep] = {}
+
+
+def add_sweep(label: str, sweep: Sweep) -> None:
+    sweeps[label] = sweep
 
 
 def existing_ids(model: type[Model], ids: Iterable[int]) -> set[int]:

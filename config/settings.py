@@ -142,7 +142,7 @@ WHITENOISE_USE_FINDERS = True
 # STATIC_ROOT only exists after collectstatic; until then WhiteNoise serves from the finders.
 warnings.filterwarnings("ignore", message="No directory at")
 # Under ASGI, Django reads a WhiteNoise file response through a thread and warns each time; the
-# UI's files are small (README: "Web server").
+# UI's files are small (docs/operating/running.md, "Web server").
 warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous")
 
 LOGIN_URL = "login"
@@ -155,7 +155,8 @@ LOGOUT_REDIRECT_URL = "login"
 # admin's login alike; the API's tokens are not logins). Attempts are kept in the database
 # (axes_* tables); `manage.py axes_reset` lifts every lock. The address is the client's as
 # config/client_address.py finds it: X-Forwarded-For is believed only from TRUSTED_PROXIES
-# (addresses or networks; the default is an nginx on the same host, as docs/deploy.md ships).
+# (addresses or networks; the default is an nginx on the same host, as
+# docs/operating/deploy.md ships).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # Django's ModelBackend, with a session's user read from the directory's per-process
@@ -197,10 +198,10 @@ if REDIS_CLUSTER and not env("CELERY_BROKER_URL", default=""):
 REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=2.0)
 REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=2.0)
 # Publishing waits until this many replicas have the notification (Redis WAIT), at most
-# REDIS_WAIT_TIMEOUT_MS: see docs/scaling.md. 0: no wait. When fewer acknowledge (a failover
-# left a master without replicas), REDIS_WAIT_POLICY decides: "degrade" keeps publishing and
-# raises the alarm (/healthz degraded, /metrics), "refuse" answers 503 and, when the master
-# has too few replicas to begin with, stores nothing.
+# REDIS_WAIT_TIMEOUT_MS: see docs/operating/scaling.md. 0: no wait. When fewer acknowledge
+# (a failover left a master without replicas), REDIS_WAIT_POLICY decides: "degrade" keeps
+# publishing and raises the alarm (/healthz degraded, /metrics), "refuse" answers 503 and,
+# when the master has too few replicas to begin with, stores nothing.
 REDIS_WAIT_REPLICAS = env.int("REDIS_WAIT_REPLICAS", default=0)
 REDIS_WAIT_TIMEOUT_MS = env.int("REDIS_WAIT_TIMEOUT_MS", default=500)
 REDIS_WAIT_POLICY = env.str("REDIS_WAIT_POLICY", default="degrade")
@@ -232,7 +233,8 @@ CACHES = {
     },
 }
 # Sessions are read from Redis (with the directory's version, in one round trip) and kept in the
-# database too, so a Redis flush or restart signs nobody out (README "Sessions").
+# database too, so a Redis flush or restart signs nobody out (docs/architecture/directory.md,
+# "Sessions").
 SESSION_ENGINE = "directory.sessions"
 
 # --- Celery ------------------------------------------------------------------------------
@@ -284,7 +286,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         # DRF's TokenAuthentication with the token and user cached per process (exactly:
         # directory.cache), so a poll costs no database query.
-        "config.authentication.CachedTokenAuthentication",
+        "directory.authentication.CachedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
@@ -339,9 +341,6 @@ NOTIFICATION_POLL_SCAN_BEYOND_PAGE = env.int("NOTIFICATION_POLL_SCAN_BEYOND_PAGE
 # no more than this many (so its cost does not grow with the sweep's backlog); a bigger backlog
 # shows in /metrics as wms_expired_unswept.
 NOTIFICATION_POLL_EXPIRED_SCAN = env.int("NOTIFICATION_POLL_EXPIRED_SCAN", default=1000)
-# "Mark all read" moves the user's watermark (O(1)); when it covers at most this many
-# notifications it also writes their read marks one by one, as marking always did.
-NOTIFICATION_MARK_ALL_ONE_BY_ONE = env.int("NOTIFICATION_MARK_ALL_ONE_BY_ONE", default=100)
 NOTIFICATION_MARK_READ_MAX_IDS = 500
 # The sweep fetches this many expired notifications at a time, and removes at most this many
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.

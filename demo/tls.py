@@ -38,6 +38,15 @@ def make(folder: Path) -> DemoTLS:
         if cert.not_valid_after_utc > now + dt.timedelta(days=1):
             _bundle(found)
             return found
+    certificates(folder)
+    _bundle(found)
+    return found
+
+
+def certificates(folder: Path, *, days: int = 365) -> tuple[Path, Path, Path]:
+    """A new CA, and a certificate for 127.0.0.1 it signed, valid for `days`, written into
+    `folder`: (ca.pem, server.pem, server.key). The demo's, and the tests' HTTPS stand-ins'."""
+    now = dt.datetime.now(dt.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "WMS Notify demo CA")])
     ca = (
@@ -47,7 +56,7 @@ def make(folder: Path) -> DemoTLS:
         .public_key(ca_key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=365))
+        .not_valid_after(now + dt.timedelta(days=days))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
@@ -76,7 +85,7 @@ def make(folder: Path) -> DemoTLS:
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=365))
+        .not_valid_after(now + dt.timedelta(days=days))
         .add_extension(
             x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
             critical=False,
@@ -89,19 +98,18 @@ def make(folder: Path) -> DemoTLS:
         .add_extension(x509.ExtendedKeyUsage([x509.OID_SERVER_AUTH]), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    ca_pem = ca.public_bytes(serialization.Encoding.PEM)
-    found.ca.write_bytes(ca_pem)
-    found.certificate.write_bytes(server.public_bytes(serialization.Encoding.PEM))
-    found.key.write_bytes(
+    paths = folder / "ca.pem", folder / "server.pem", folder / "server.key"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
         key.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
     )
-    found.key.chmod(0o600)
-    _bundle(found)
-    return found
+    paths[2].chmod(0o600)
+    return paths
 
 
 def _bundle(found: DemoTLS) -> None:

@@ -5,7 +5,7 @@ A browser's request then costs one round trip before its own work (the session a
 version together) and, in steady state, no database query: the session from Redis, its user
 from the directory (directory.backends). A poll (directory/optimistic.py) starts from the
 session as its process last read it instead, and confirms it, with the version, in the round
-trip of its data. See README "Sessions" for what the row is kept for.
+trip of its data. See docs/architecture/directory.md, "Sessions", for what the row is kept for.
 """
 
 from __future__ import annotations

@@ -34,11 +34,12 @@ def _saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
 
 def connect() -> None:
     """Connect the signals (once, at start-up): users (is_active, is_staff, ...), groups,
-    permissions, tokens, warehouses and message types saved or deleted, and the memberships
-    and permission grants of users and groups."""
+    permissions, tokens, warehouses and message types saved, deleted or updated in bulk, and
+    the memberships and permission grants of users and groups."""
     from rest_framework.authtoken.models import Token
 
     from subscriptions.models import MessageType, Warehouse
+    from subscriptions.signals import rows_updated
 
     user_model = get_user_model()
     for model in (user_model, Group, Permission, Token, Warehouse, MessageType):
@@ -46,6 +47,7 @@ def connect() -> None:
         post_delete.connect(
             _changed, sender=model, dispatch_uid=f"directory-delete-{model.__name__}"
         )
+    rows_updated.connect(_changed, dispatch_uid="directory-rows-updated")  # the admin's bulk
     for name, through in (
         ("user-groups", user_model.groups.through),
         ("user-permissions", user_model.user_permissions.through),

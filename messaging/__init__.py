@@ -1,1 +1,1 @@
-"""Chat: group and direct chats whose data lives only in Redis (see README, "Chat")."""
+"""Chat: group and direct chats whose data lives only in Redis (see docs/guide/chat.md)."""

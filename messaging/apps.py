@@ -8,4 +8,11 @@ class MessagingConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (a deleted user's chat data goes after commit)
+        from config import orphans
+
+        from . import (
+            cleanup,
+            signals,  # noqa: F401  (a deleted user's chat data goes after commit)
+        )
+
+        orphans.add_sweep("Chats", cleanup.sweep_orphans)  # manage.py sweep_orphans runs it

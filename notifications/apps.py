@@ -6,9 +6,14 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
+        from config import orphans
         from config.metrics import LIVE_COLLECTORS
 
-        from . import signals  # noqa: F401  (deleted warehouses' and users' data go after commit)
+        from . import (
+            cleanup,
+            signals,  # noqa: F401  (deleted warehouses' and users' data go after commit)
+        )
         from .metrics import ExpiredUnswept
 
         LIVE_COLLECTORS.append(ExpiredUnswept())
+        orphans.add_sweep("Notifications", cleanup.sweep_orphans)

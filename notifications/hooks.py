@@ -1,9 +1,23 @@
-"""Where features hook into notifications: filled in their `AppConfig.ready()`, so the core
-imports no feature (STYLE: features hook into the core, not the other way round).
+"""Where features hook into notifications: each fills these in from its `AppConfig.ready()`, so
+the core imports no feature (docs/architecture/layers.md).
 
-- `after_publish`: called after a notification reached its inboxes (never for a replay or a
-  publish that stored nothing), e.g. to schedule its reminders. A hook that fails is logged
-  and counted; the publish stands.
+What happened, told through one hook: a feature calls `listen(Published, its_function)`, and
+the core calls `announce(...)` after the change is stored:
+
+- `Published`: a notification reached its inboxes (never for a replay or a publish that
+  stored nothing);
+- `Escalated`: an open alert was escalated to its escalation role's inbox;
+- `Changed`: a claim, release or resolve was accepted, by a user (`by`) or by the system (a
+  rule's condition cleared, a claim let go at a shift's end: `by` None). Not for a replay.
+
+Listeners run in the order they listened (INSTALLED_APPS order), in the caller's process and
+thread: queue anything slow. One that raises is logged and the next one runs; what happened
+stands (a publish is not failed or undone by a feature's follow-up).
+
+What the core asks, each with a default for a project without the feature:
+
+- `shifts`: who is on shift (SPEC 13): by default every role is always on and no shift starts;
+- `shift_report`: the alert report's rows per shift: by default none;
 - `actions`: the provider of N's `actions` (SPEC 14): the active actions of a message type in
   the active language. `of` may read the database or Redis; `now` must not (the event
   stream's loop calls it) and answers None when it holds nothing for the type yet.
@@ -11,27 +25,118 @@ imports no feature (STYLE: features hook into the core, not the other way round)
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .domain import Notification
+from .domain import Actor, InboxItem, Notification
+
+if TYPE_CHECKING:
+    from config.users import User
+
+    from .reports import ShiftReportRow
 
 logger = logging.getLogger(__name__)
 
-AfterPublish = Callable[[Notification, Sequence[str]], None]
 
-after_publish: list[AfterPublish] = []
+# --- What happened -----------------------------------------------------------------------------
 
 
-def run_after_publish(notification: Notification, inboxes: Sequence[str]) -> None:
-    for hook in after_publish:
+@dataclass(frozen=True)
+class Announcement:
+    """Something that happened to a notification (one of the kinds below)."""
+
+
+@dataclass(frozen=True)
+class Published(Announcement):
+    notification: Notification
+    inboxes: Sequence[str]  # "u:<id>" / "r:<id>": the subscribers it reached
+
+
+@dataclass(frozen=True)
+class Escalated(Announcement):
+    item: InboxItem  # its state after the escalation
+    inboxes: Sequence[str]  # the escalation role's: ["r:<id>"]
+
+
+@dataclass(frozen=True)
+class Changed(Announcement):
+    warehouse_id: int
+    notification_id: str
+    step: str  # "claim", "release" or "resolve"
+    by: Actor | None  # None: the system
+    item: InboxItem | None = None  # its state after the step, when the store answered it
+
+
+A = TypeVar("A", bound=Announcement)
+
+_listeners: dict[type[Announcement], list[Callable[[Any], None]]] = {}
+
+
+def listen(kind: type[A], listener: Callable[[A], None]) -> None:
+    """Call `listener` with every announcement of this kind (once, however often asked)."""
+    found = _listeners.setdefault(kind, [])
+    if listener not in found:
+        found.append(listener)
+
+
+def announce(what: Announcement) -> None:
+    """Tell every listener of its kind; one that raises is logged, and the next one runs."""
+    for listener in _listeners.get(type(what), ()):
         try:
-            hook(notification, inboxes)
-        except Exception:  # a feature's follow-up must not undo or fail the publish
-            logger.exception("After-publish hook %r failed for %s", hook, notification.id)
+            listener(what)
+        except Exception:  # a feature's follow-up must not undo or fail what happened
+            logger.exception("A listener (%r) failed for %r", listener, what)
 
+
+# --- What the core asks ------------------------------------------------------------------------
+
+
+class Shifts(Protocol):
+    """Who is on shift (SPEC 13); `at` is an aware datetime. The shifts app's selectors."""
+
+    def role_on_shift(self, *, warehouse_id: int, role_id: int, at: dt.datetime) -> bool: ...
+
+    def role_next_start(
+        self, *, warehouse_id: int, role_id: int, at: dt.datetime
+    ) -> dt.datetime | None: ...
+
+    def next_shift_start(
+        self, *, user: User, warehouse_id: int, at: dt.datetime
+    ) -> dt.datetime | None: ...
+
+
+class NoShifts:
+    """Without a shifts feature: every role is always on, and no shift ever starts."""
+
+    def role_on_shift(self, *, warehouse_id: int, role_id: int, at: dt.datetime) -> bool:
+        return True
+
+    def role_next_start(
+        self, *, warehouse_id: int, role_id: int, at: dt.datetime
+    ) -> dt.datetime | None:
+        return None
+
+    def next_shift_start(
+        self, *, user: User, warehouse_id: int, at: dt.datetime
+    ) -> dt.datetime | None:
+        return None
+
+
+class ShiftReport(Protocol):
+    """The alert report's rows per shift for the UTC days first_day..last_day."""
+
+    def __call__(self, *, first_day: dt.date, last_day: dt.date) -> list[ShiftReportRow]: ...
+
+
+def no_shift_report(*, first_day: dt.date, last_day: dt.date) -> list[ShiftReportRow]:
+    return []
+
+
+shifts: Shifts = NoShifts()
+shift_report: ShiftReport = no_shift_report
 
 ActionList = list[dict[str, Any]]
 

@@ -122,7 +122,7 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
-# --- The read model: unread counts kept as things happen (README "The read model") ---------
+# --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---
 # A notification's "class" is the set of inboxes it is in (its route): every notification of a
 # class is seen by the same users, so counting per class counts each notification once however
 # many of a user's inboxes it reached, with the user's roles read at poll time.

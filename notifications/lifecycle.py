@@ -20,11 +20,9 @@ from config import errors, idempotency, metrics, timestamps
 from config.errors import DomainError
 from config.idempotency import Guard, Replay
 from config.users import User
-from push import dispatch as push_dispatch
-from shifts import selectors as shift_selectors
 from subscriptions.models import MessageType, Warehouse
 
-from . import lifecycle_store
+from . import hooks, lifecycle_store
 from .domain import Actor, Event, InboxItem
 from .lifecycle_store import Answer, Outcome
 from .selectors import role_ids_of
@@ -156,7 +154,15 @@ def act(
     )
     if answer.replayed:
         metrics.IDEMPOTENT_REPLAYS.labels(action).inc()
-    return Done(_checked(answer), answer.replayed)
+    done = Done(_checked(answer), answer.replayed)
+    if not done.replayed:
+        _announce_change(done.item, action, by=actor_of(user))
+    return done
+
+
+def _announce_change(item: InboxItem, step: str, *, by: Actor | None) -> None:
+    n = item.notification
+    hooks.announce(hooks.Changed(n.warehouse, n.id, step=str(step), by=by, item=item))
 
 
 def peek(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
@@ -223,7 +229,9 @@ def claim_to_act(
     )
     if answer.outcome == Outcome.OTHER_TYPE:
         return None
-    return _checked(answer)
+    item = _checked(answer)
+    _announce_change(item, Action.CLAIM, by=actor_of(user))
+    return item
 
 
 def release(*, user: User, warehouse_id: int, notification_id: str) -> InboxItem:
@@ -249,6 +257,10 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
         notification_id=str(notification_id),
         now_ms=timestamps.now_ms(),
     )
+    if answer.changed:
+        hooks.announce(
+            hooks.Changed(warehouse_id, str(notification_id), Action.RESOLVE, None, answer.item)
+        )
     return answer.changed
 
 
@@ -261,6 +273,10 @@ def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int
         holder_id=int(holder_id),
         now_ms=timestamps.now_ms(),
     )
+    if answer.changed:
+        hooks.announce(
+            hooks.Changed(warehouse_id, str(notification_id), Action.RELEASE, None, answer.item)
+        )
     return answer.changed
 
 
@@ -288,8 +304,8 @@ class NoShift(errors.Invalid):
 
 def next_shift_start_ms(*, user: User, warehouse_id: int, at_ms: int) -> int | None:
     """When the next shift of one of the user's roles starts in the warehouse (ms), or None
-    (none of their roles has a shift there). From the shifts app's cached schedule."""
-    start = shift_selectors.next_shift_start(
+    (none of their roles has a shift there). From the shifts feature (hooks.shifts)."""
+    start = hooks.shifts.next_shift_start(
         user=user, warehouse_id=warehouse_id, at=timestamps.ms_to_datetime(at_ms)
     )
     return None if start is None else int(start.timestamp() * 1000)
@@ -406,7 +422,7 @@ def escalate_warehouse(warehouse_id: int, *, at_ms: int | None = None) -> int:
             )
             escalated += answer.changed
             if answer.changed and answer.item is not None and roles[type_code] is not None:
-                push_dispatch.after_escalation(answer.item, inboxes=[f"r:{roles[type_code]}"])
+                hooks.announce(hooks.Escalated(answer.item, [f"r:{roles[type_code]}"]))
         if len(batch) < limit:
             return escalated
 
@@ -418,9 +434,9 @@ def _off_shift_until(warehouse_id: int, role_id: int, now_ms: int) -> int | None
     """When the role's next shift starts there (ms), if it has shifts there and none runs
     now; None when it is on (or has no shifts there: always on)."""
     at = timestamps.ms_to_datetime(now_ms)
-    if shift_selectors.role_on_shift(warehouse_id=warehouse_id, role_id=role_id, at=at):
+    if hooks.shifts.role_on_shift(warehouse_id=warehouse_id, role_id=role_id, at=at):
         return None
-    start = shift_selectors.role_next_start(warehouse_id=warehouse_id, role_id=role_id, at=at)
+    start = hooks.shifts.role_next_start(warehouse_id=warehouse_id, role_id=role_id, at=at)
     return None if start is None else int(start.timestamp() * 1000)
 
 

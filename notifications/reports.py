@@ -11,10 +11,9 @@ from datetime import date
 from django.utils.translation import get_language
 
 from config import timestamps
-from shifts.reports import ShiftReportRow, shift_report
 from subscriptions.models import MessageType, Warehouse
 
-from . import lifecycle_store
+from . import hooks, lifecycle_store
 from .store import report_day
 
 
@@ -55,12 +54,33 @@ class ReportRow:
 
 
 @dataclass(frozen=True)
+class ShiftReportRow:
+    """One shift (by warehouse, role and name) over the period: how many runs ended, how many
+    handovers were accepted, and the sums of their counts. `time_to_claim_median` is the
+    median over the runs of each run's median time to claim (seconds), None without one.
+    Made by the shifts feature (hooks.shift_report)."""
+
+    warehouse_id: int
+    warehouse_code: str
+    role: str
+    shift_name: str
+    runs: int
+    accepted: int
+    open_at_end: int
+    claimed_off_shift: int
+    released: int
+    escalated: int
+    resolved: int
+    time_to_claim_median: float | None
+
+
+@dataclass(frozen=True)
 class AlertReport:
     days: int
     first_day: date
     last_day: date
     rows: list[ReportRow]
-    # What each shift handed over in the period (shifts/reports.py).
+    # What each shift handed over in the period (hooks.shift_report: shifts/reports.py).
     per_shift: list[ShiftReportRow] = field(default_factory=list)
 
 
@@ -108,5 +128,5 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
         first_day=first_day,
         last_day=last_day,
         rows=rows,
-        per_shift=shift_report(first_day=first_day, last_day=last_day),
+        per_shift=hooks.shift_report(first_day=first_day, last_day=last_day),
     )

@@ -16,7 +16,6 @@ from config import idempotency, jsonvalues, metrics, timestamps
 from config.errors import Invalid
 from directory import cache as directory
 from directory import confirmed_writes
-from push import dispatch as push_dispatch
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
@@ -237,9 +236,8 @@ def publish(
         )
     metrics.PUBLISHES.labels(message_type.code).inc()
     metrics.DELIVERIES.inc(len(subscribers))
-    push_dispatch.after_publish(notification, inboxes=subscribers)  # queued, never awaited
     if int(cursor):  # stored (to subscribers, or due for escalation): features follow it up
-        hooks.run_after_publish(notification, subscribers)
+        hooks.announce(hooks.Published(notification, subscribers))
     return PublishResult(
         id=notification.id,
         recipients=len(subscribers),

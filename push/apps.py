@@ -6,4 +6,12 @@ class PushConfig(AppConfig):
     verbose_name = "Web Push"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (the configured VAPID key pair is checked at start-up)
+        from notifications import hooks
+
+        from . import (
+            checks,  # noqa: F401  (the configured VAPID key pair is checked at start-up)
+            dispatch,
+        )
+
+        hooks.listen(hooks.Published, dispatch.after_publish)
+        hooks.listen(hooks.Escalated, dispatch.after_escalation)

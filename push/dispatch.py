@@ -1,4 +1,5 @@
-"""The one call publishing and escalation make: queue the push of an alert, never wait for it.
+"""Push follows publishing and escalation (apps.py listens to notifications.hooks' Published and
+Escalated): queue the push of an alert, never wait for it.
 
 Only the inboxes are passed: which users stand behind a role, and which of them subscribed a
 browser, is looked up by the task, off the publishing path.
@@ -11,7 +12,8 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-from notifications.domain import InboxItem, Notification, Severity, Status
+from notifications.domain import Notification, Severity, Status
+from notifications.hooks import Escalated, Published
 
 from . import metrics
 from .payload import Alert
@@ -19,19 +21,20 @@ from .payload import Alert
 logger = logging.getLogger(__name__)
 
 
-def after_publish(notification: Notification, *, inboxes: Sequence[str]) -> None:
+def after_publish(published: Published) -> None:
     """A notification reached these inboxes: push it if it is severe enough
     (WEB_PUSH_MIN_SEVERITY, default critical)."""
+    notification = published.notification
     threshold = Severity(settings.WEB_PUSH_MIN_SEVERITY).level
     if Severity(notification.severity).level < threshold:
         return
-    _queue(_alert(notification, notification.severity, Status.OPEN), inboxes)
+    _queue(_alert(notification, notification.severity, Status.OPEN), published.inboxes)
 
 
-def after_escalation(item: InboxItem, *, inboxes: Sequence[str]) -> None:
+def after_escalation(escalated: Escalated) -> None:
     """An alert was escalated to these inboxes (the escalation role's): always pushed."""
-    state = item.lifecycle
-    _queue(_alert(item.notification, state.severity, state.status), inboxes)
+    state = escalated.item.lifecycle
+    _queue(_alert(escalated.item.notification, state.severity, state.status), escalated.inboxes)
 
 
 def again(

@@ -6,6 +6,10 @@ class ShiftsConfig(AppConfig):
     verbose_name = "Shifts"
 
     def ready(self) -> None:
-        from . import signals
+        from notifications import hooks
+
+        from . import reports, selectors, signals
 
         signals.connect()
+        hooks.shifts = selectors  # who is on shift, for escalation and snoozes
+        hooks.shift_report = reports.shift_report  # the alert report's rows per shift

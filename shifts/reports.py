@@ -1,33 +1,15 @@
 """The alert report's "per shift" part (SPEC 7 and 13): what each shift handed over, from the
-handovers of the report's days (the database; nothing read from Redis)."""
+handovers of the report's days (the database; nothing read from Redis). The rows are the
+report's (notifications.reports.ShiftReportRow); apps.py hands `shift_report` to the core."""
 
 from __future__ import annotations
 
 import datetime as dt
 import statistics
-from dataclasses import dataclass
+
+from notifications.reports import ShiftReportRow
 
 from .models import Handover
-
-
-@dataclass(frozen=True)
-class ShiftReportRow:
-    """One shift (by warehouse, role and name) over the period: how many runs ended, how many
-    handovers were accepted, and the sums of their counts. `time_to_claim_median` is the
-    median over the runs of each run's median time to claim (seconds), None without one."""
-
-    warehouse_id: int
-    warehouse_code: str
-    role: str
-    shift_name: str
-    runs: int
-    accepted: int
-    open_at_end: int
-    claimed_off_shift: int
-    released: int
-    escalated: int
-    resolved: int
-    time_to_claim_median: float | None
 
 
 def shift_report(*, first_day: dt.date, last_day: dt.date) -> list[ShiftReportRow]:

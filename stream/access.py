@@ -24,9 +24,9 @@ from django.utils.translation import gettext_lazy
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from config.authentication import CachedTokenAuthentication
 from directory import cache as directory
 from directory import sessions as session_store
+from directory.authentication import CachedTokenAuthentication
 from messaging.domain import UserRef
 from messaging.selectors import user_refs
 

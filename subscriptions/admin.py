@@ -18,11 +18,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from directory import signals as directory_signals
-
 from . import selectors, services
 from .forms import BulkSubscribeForm
 from .models import MessageType, Subscription, Warehouse
+from .signals import rows_updated
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -37,14 +36,14 @@ class SubscriptionCount(TypedDict):
 @admin.action(description="Activate selected", permissions=["change"])
 def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=True)
-    directory_signals.changed()  # update() sends no signal: the directory caches these rows
+    rows_updated.send(sender=queryset.model)  # update() sends no post_save
     modeladmin.message_user(request, f"Activated {count}.")
 
 
 @admin.action(description="Deactivate selected", permissions=["change"])
 def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=False)
-    directory_signals.changed()
+    rows_updated.send(sender=queryset.model)
     modeladmin.message_user(request, f"Deactivated {count}.")
 
 

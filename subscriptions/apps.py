@@ -6,4 +6,11 @@ class SubscriptionsConfig(AppConfig):
     verbose_name = "Subscriptions"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (connects the Redis mirror to model changes)
+        from config import health as config_health
+
+        from . import (
+            health,
+            signals,  # noqa: F401  (connects the Redis mirror to model changes)
+        )
+
+        config_health.add_degraded_check("mirror", health.mirror)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import uvicorn
 
-from config.embedded_redis import free_port
+from devredis.embedded_redis import free_port
 
 
 @contextmanager

@@ -13,8 +13,8 @@ from redis.connection import AbstractConnection
 from rest_framework.test import APIClient
 
 from config import timestamps
-from config.embedded_redis import EmbeddedRedis
 from config.redis import get_redis
+from devredis.embedded_redis import EmbeddedRedis
 from subscriptions.models import MessageType, Warehouse
 from tests.rules_sql_role import (
     ON_POSTGRESQL,

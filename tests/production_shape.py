@@ -1,6 +1,6 @@
-"""The production shape of docs/deploy.md on loopback, for tests of what the servers themselves
-do: gunicorn started by Procfile.production's `web` line, behind nginx running the shipped
-deploy/nginx/wms-proxy.conf.
+"""The production shape of docs/operating/deploy.md on loopback, for tests of what the servers
+themselves do: gunicorn started by Procfile.production's `web` line, behind nginx running the
+shipped deploy/nginx/wms-proxy.conf.
 
 Only the site wrapper is the test's own (listen address, upstream ports, log and temporary
 paths); everything requests meet is the shipped file. Clients connect from different loopback
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from config.embedded_redis import free_port
+from devredis.embedded_redis import free_port
 from tests.settings import REDIS_SERVER
 
 BASE_DIR = Path(__file__).resolve().parent.parent

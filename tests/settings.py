@@ -11,7 +11,7 @@ the cache, as in production.
 import atexit
 import os
 
-from config import embedded_redis
+from devredis import embedded_redis
 from tests.redis_option import CLUSTER_ENV, CONTROLLER_ENV
 
 REDIS_SERVER = embedded_redis.start()
@@ -24,7 +24,7 @@ elif os.environ.get(CONTROLLER_ENV) == str(os.getpid()):
     os.environ["REDIS_URL"] = "redis+cluster://127.0.0.1:1"
     os.environ["CELERY_BROKER_URL"] = REDIS_SERVER.url
 else:
-    from config import embedded_cluster
+    from devredis import embedded_cluster
 
     REDIS_CLUSTER_UNDER_TEST = embedded_cluster.start_cluster(masters=3)
     atexit.register(REDIS_CLUSTER_UNDER_TEST.stop)

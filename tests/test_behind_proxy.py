@@ -1,4 +1,4 @@
-"""Behind the reverse proxy docs/deploy.md ships (deploy/nginx/wms-proxy.conf in front of
+"""Behind the reverse proxy docs/operating/deploy.md ships (deploy/nginx/wms-proxy.conf in front of
 Procfile.production's gunicorn): the client's address is the one nginx saw, so failed sign-ins
 from one machine lock out no one at another, and no client forwards its way out of a lockout;
 and what nginx or gunicorn refuse before Django sees it is answered in JSON, never an HTML

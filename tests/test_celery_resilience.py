@@ -13,8 +13,8 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 
-from config import embedded_redis
 from config.celery import app
+from devredis import embedded_redis
 from subscriptions import keys
 from subscriptions.models import Subscription
 from tests.waiting import eventually

@@ -104,8 +104,8 @@ def test_https_settings_default_to_plain_http(name, settings):
 
 
 def test_production_serves_the_api_under_gunicorn_and_the_stream_under_uvicorn():
-    """Procfile.production's shape (docs/deploy.md): the REST API and the admin under a WSGI
-    server with sync workers, the event stream under the ASGI one; gunicorn is a pinned runtime
+    """Procfile.production's shape (docs/operating/deploy.md): the REST API and the admin under a
+    WSGI server with sync workers, the event stream under the ASGI one; gunicorn is a pinned runtime
     dependency."""
     lines = dict(
         line.split(":", 1)

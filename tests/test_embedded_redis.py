@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from config import embedded_redis
+from devredis import embedded_redis
 
 
 @pytest.fixture

@@ -12,12 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import idempotency
-from config.authentication import (
-    CachedTokenAuthentication,
-    CsrfOnEveryMethodSessionAuthentication,
-)
+from config.authentication import CsrfOnEveryMethodSessionAuthentication
 from config.fields import BoundedListField
 from config.users import signed_in
+from directory.authentication import CachedTokenAuthentication
 from messaging import selectors, services
 
 from .serializers import (

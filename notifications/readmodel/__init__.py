@@ -1,4 +1,4 @@
-"""The read model of notifications: one package owns it (README "The read model").
+"""The read model of notifications: one package owns it (docs/architecture/read-model.md).
 
 - `layout`: the fixed KEYS layout of a warehouse (the same positions in every script);
 - `lua/read_model.lua`: the prelude, the only definitions of what is live, visible and read

@@ -34,6 +34,8 @@ SNOOZE = _script("snooze")
 WAKE = _script("wake")
 WAKE_DUE = _script("wake_due")
 HISTORY = _script("history")
+# Once per user after a deploy from the layout before this package (manage.py migrate_read_state).
+UPGRADE_USER = _script("upgrade_user")
 
 ALL: tuple[Composed, ...] = tuple(
     value for value in globals().values() if isinstance(value, Composed)

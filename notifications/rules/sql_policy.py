@@ -158,7 +158,8 @@ POSTGRESQL_ALLOWED_FUNCTIONS = frozenset(
 
 # PostgreSQL's catalogue: every role may read it (PostgreSQL grants it to PUBLIC, and a grant
 # to PUBLIC cannot be taken from one role), so the rules role sees the names of every table and
-# column, and row counts. A rule's query may not name it; README, "What SQL rules may read".
+# column, and row counts. A rule's query may not name it; docs/guide/rules.md, "What SQL rules
+# may read".
 # Schemas pg_* (pg_catalog, pg_toast, pg_temp...) count as well.
 POSTGRESQL_CATALOGUE_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
 

@@ -1,14 +1,12 @@
-"""Fixtures for alert actions: a WMS webhook receiver on 127.0.0.1 over real HTTPS, with a CA
-made for the run (as the push tests' service), subscribed operators, actions and a press."""
+"""Fixtures for alert actions: a WMS webhook receiver on 127.0.0.1 over real HTTPS (the shared
+stand-in of tests/https_stand_in.py, as the push tests' service), subscribed operators, actions
+and a press."""
 
 from __future__ import annotations
 
 import http.server
 import json
-import ssl
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,71 +14,43 @@ import pytest
 from actions.models import AlertAction
 from notifications.services import publish
 from subscriptions.models import Subscription
+from tests.https_stand_in import HTTPSStandIn, Received, trusted
 from tests.push.conftest import (  # noqa: F401  (the push service's fixtures, for reminders)
-    _certificates,
     browser_at,
     push_service,
     subscribe,
 )
 
 
-@dataclass(frozen=True)
-class Call:
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def json(self) -> dict:
-        return json.loads(self.body)
-
-
-class WebhookReceiver:
+class WebhookReceiver(HTTPSStandIn):
     """The WMS side: records every POST and answers 200 with a body, or the answers queued with
     `answer()`; `hold()` keeps answers back (the call stays open) until `release()`."""
 
     def __init__(self, folder: Path) -> None:
-        self.ca, cert, key = _certificates(folder)
-        self.calls: list[Call] = []
         self._answers: list[tuple[int, str]] = []
-        self._lock = threading.Lock()
-        self._released = threading.Event()
-        self._released.set()
-        receiver = self
+        super().__init__(folder)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with receiver._lock:
-                    receiver.calls.append(
-                        Call(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                    )
-                    number = len(receiver.calls)
-                    status, text = (
-                        receiver._answers.pop(0)
-                        if receiver._answers
-                        else (200, json.dumps({"task": f"RT-{number}"}))
-                    )
-                receiver._released.wait(30)
-                data = text.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass  # the caller is gone (a killed worker)
+    @property
+    def calls(self) -> list[Received]:
+        return self.received
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass
+    def pick(self, request: Received) -> tuple[int, str]:
+        if self._answers:
+            return self._answers.pop(0)
+        return 200, json.dumps({"task": f"RT-{len(self.received)}"})
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.host = f"127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def send(self, handler: http.server.BaseHTTPRequestHandler, answer: tuple[int, str]) -> None:
+        status, text = answer
+        self.wait_for_release()
+        data = text.encode()
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+        except OSError:
+            pass  # the caller is gone (a killed worker)
 
     def url(self, path: str = "/wms/replenishment") -> str:
         return f"https://{self.host}{path}"
@@ -90,28 +60,13 @@ class WebhookReceiver:
             for found in answers:
                 self._answers.append(found if isinstance(found, tuple) else (found, "{}"))
 
-    def hold(self) -> None:
-        self._released.clear()
-
-    def release(self) -> None:
-        self._released.set()
-
-    def stop(self) -> None:
-        self.release()
-        self.server.shutdown()
-        self.server.server_close()
-
 
 @pytest.fixture
 def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
     """The receiver, trusted through REQUESTS_CA_BUNDLE, its host:port allowed for webhooks."""
     found = WebhookReceiver(tmp_path)
-    settings.ALERT_WEBHOOK_ALLOWED_HOSTS = [found.host]
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(found.ca))
-    try:
+    with trusted(found, settings, monkeypatch, allowed_hosts="ALERT_WEBHOOK_ALLOWED_HOSTS"):
         yield found
-    finally:
-        found.stop()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from aiosmtpd.controller import Controller
 from django.contrib.auth.models import Group
 
 from actions import followups
-from config import embedded_redis
+from devredis import embedded_redis
 from notifications import keys, lifecycle
 from outbox import services as outbox
 from outbox.models import OutboxMessage

@@ -1,5 +1,5 @@
 """The outbox's task runs on its own queue, and every way of running the system starts a worker
-that consumes it (Procfile: the demo; Procfile.production; docs/deploy.md)."""
+that consumes it (Procfile: the demo; Procfile.production; docs/operating/deploy.md)."""
 
 from __future__ import annotations
 
@@ -27,4 +27,4 @@ def test_every_procfile_runs_a_worker_for_the_outbox_queue():
         )
         assert "-Q outbox" in lines["outbox"], name
         assert lines["outbox"].split()[:4] == ["celery", "-A", "config", "worker"], name
-    assert "-Q outbox" in (BASE_DIR / "docs" / "deploy.md").read_text()
+    assert "-Q outbox" in (BASE_DIR / "docs" / "operating" / "deploy.md").read_text()

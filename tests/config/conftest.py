@@ -11,7 +11,7 @@ import redis as redis_py
 from django.contrib.auth.models import Permission
 from redis import Redis
 
-from config.embedded_redis import EmbeddedRedis, free_port
+from devredis.embedded_redis import EmbeddedRedis, free_port
 from subscriptions.models import Subscription
 from tests.waiting import eventually
 

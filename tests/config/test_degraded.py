@@ -14,8 +14,8 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from config import status
-from config.embedded_redis import free_port
 from config.redis_async import async_redis
+from devredis.embedded_redis import free_port
 from stream.hub import Hub, Listener, Unavailable
 from subscriptions.models import Subscription
 from subscriptions.services import rebuilding

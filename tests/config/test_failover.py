@@ -14,8 +14,8 @@ from django.contrib.auth.models import Group, Permission, User
 from redis.cluster import RedisCluster
 from rest_framework.test import APIClient
 
-from config.embedded_cluster import EmbeddedCluster, start_cluster
 from config.redis import get_redis
+from devredis.embedded_cluster import EmbeddedCluster, start_cluster
 from notifications import keys as notification_keys
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse

@@ -1,9 +1,8 @@
 """The one registry of key families (config/keyfamilies.py): every key an app builds is of
-exactly one family, every family is built somewhere, and the README's table is the registry's."""
+exactly one family, and every family is built somewhere. (The docs' key table is checked by
+tests/docs/test_key_table.py.)"""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from django.conf import settings
 
@@ -87,8 +86,3 @@ def test_owners_come_out_of_the_key():
     assert keys.parse_warehouse_key(keys.inbox(7, "r:42")) == keys.WarehouseKey(7, "role", "42")
     assert keys.parse_warehouse_key(keys.inbox(7, "u:31")) == keys.WarehouseKey(7, "user", "31")
     assert keys.parse_warehouse_key(keys.contents(7)) == keys.WarehouseKey(7, "other")
-
-
-def test_the_readme_key_table_is_the_registry():
-    readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
-    assert keyfamilies.markdown_table() in readme, "run: python -m config.keyfamilies"

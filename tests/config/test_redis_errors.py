@@ -29,8 +29,8 @@ from redis.exceptions import (
 from rest_framework.response import Response
 
 from config.api import exception_handler
-from config.embedded_redis import free_port, redis_server_binary
 from config.middleware import RedisErrorMiddleware
+from devredis.embedded_redis import free_port, redis_server_binary
 from notifications import keys as notification_keys
 from notifications import store as notification_store
 from notifications.services import publish

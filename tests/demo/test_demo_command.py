@@ -24,8 +24,8 @@ import pytest
 import redis
 from django.conf import settings
 
-from config.embedded_redis import free_port
 from demo.environment import read_demo_environment
+from devredis.embedded_redis import free_port
 from tests.waiting import eventually
 
 BASE_DIR = Path(settings.BASE_DIR)

@@ -17,8 +17,8 @@ import uvicorn
 from django.contrib.auth.models import Group, User
 from rest_framework.authtoken.models import Token
 
-from config.embedded_cluster import EmbeddedCluster, start_cluster
-from config.embedded_redis import free_port
+from devredis.embedded_cluster import EmbeddedCluster, start_cluster
+from devredis.embedded_redis import free_port
 from subscriptions.models import MessageType, Subscription, Warehouse
 from subscriptions.services import sync_all
 from tests.waiting import eventually

@@ -8,8 +8,8 @@ once, ids without gaps; nothing answered 500; streams resumed within seconds of 
 It runs only in CI's cluster pass (`pytest --redis-cluster`): it takes about a minute.
 Publishing waits for a replica (REDIS_WAIT_REPLICAS=1, policy degrade) so that an
 acknowledged notification survives the promotion of the replica that confirmed it; chat
-sends do not wait (docs/scaling.md: a chat message acknowledged in the last moment before a
-master dies can be lost), so the chat checks are for duplicates and gaps, and a lost
+sends do not wait (docs/operating/scaling.md: a chat message acknowledged in the last moment
+before a master dies can be lost), so the chat checks are for duplicates and gaps, and a lost
 message is counted and printed, not failed.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from config.embedded_cluster import ClusterNode, EmbeddedCluster
+from devredis.embedded_cluster import ClusterNode, EmbeddedCluster
 from notifications import keys as notification_keys
 from tests.failover.conftest import token_headers
 from tests.failover.test_streams import Reader

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from django.contrib.auth.models import Group
 
-from notifications import keys, lifecycle
+from notifications import hooks, keys, lifecycle
 from notifications.selectors import inbox_page
 from shifts import cache
 from shifts.models import Shift
@@ -97,3 +97,19 @@ def test_waiting_ones_do_not_hold_up_the_batches(
         str(n.cursor) for n in waiting
     }
     assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=NIGHT_STARTS_MS) == 7
+
+
+def test_without_a_shifts_feature_every_role_is_on_shift(
+    warehouse, night_supervisors, send, monkeypatch
+):
+    monkeypatch.setattr(hooks, "shifts", hooks.NoShifts())  # as when shifts is not installed
+    sam = night_supervisors
+    note = send(severity="warning", ttl_seconds=86400)
+    assert lifecycle.escalate_warehouse(warehouse.pk, at_ms=ms(NOON) + 121_000) == 1  # no wait
+    assert [i.notification.id for i in inbox_page(user=sam, warehouse_id=warehouse.pk).items] == [
+        note.id
+    ]
+    with pytest.raises(lifecycle.NoShift):
+        lifecycle.snooze(
+            user=sam, warehouse_id=warehouse.pk, notification_id=note.id, until=lifecycle.NEXT_SHIFT
+        )

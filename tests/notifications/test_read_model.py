@@ -18,10 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 LEVELS = ("info", "warning", "critical")
 
 
-def test_mark_all_read_of_many_is_a_watermark_not_a_mark_each(
-    settings, redis, warehouse, replenishers, send
-):
-    settings.NOTIFICATION_MARK_ALL_ONE_BY_ONE = 3
+def test_mark_all_read_of_many_is_a_watermark_not_a_mark_each(redis, warehouse, replenishers, send):
     rita, ralf = replenishers
     for i in range(10):
         send(title=f"n{i}")

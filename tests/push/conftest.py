@@ -1,18 +1,15 @@
 """Fixtures for Web Push tests: browsers' key pairs, and a push service stand-in on 127.0.0.1.
 
-The stand-in is a real HTTPS server with a certificate from a CA made for the test run; the
-product trusts it only through REQUESTS_CA_BUNDLE (and WEB_PUSH_ALLOWED_HOSTS lets it post
-there), as a deployment with its own push service would.
+The stand-in is tests/https_stand_in.py's HTTPS server; the product trusts it only through
+REQUESTS_CA_BUNDLE (and WEB_PUSH_ALLOWED_HOSTS lets it post there), as a deployment with its
+own push service would.
 """
 
 from __future__ import annotations
 
-import datetime
 import http.server
-import ipaddress
 import json
 import os
-import ssl
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -23,16 +20,15 @@ from pathlib import Path
 import http_ece
 import pytest
 from celery.contrib.testing.worker import start_worker
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from config.celery import app
 from notifications.services import publish
 from push.keys import b64url
 from push.models import PushSubscription
 from subscriptions.models import Subscription, Warehouse
+from tests.https_stand_in import HTTPSStandIn, Received, trusted
 
 
 @dataclass
@@ -69,80 +65,6 @@ class Browser:
         return json.loads(plain)
 
 
-@dataclass(frozen=True)
-class Received:
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-def _certificates(folder: Path) -> tuple[Path, Path, Path]:
-    """A CA, and a certificate for 127.0.0.1 it signed: (ca.pem, server.pem, server.key)."""
-    now = datetime.datetime.now(datetime.UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Push stand-in test CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_cert_sign=True,
-                crl_sign=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    server = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
-            critical=False,
-        )
-        .add_extension(x509.ExtendedKeyUsage([x509.OID_SERVER_AUTH]), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    paths = folder / "ca.pem", folder / "server.pem", folder / "server.key"
-    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    paths[1].write_bytes(server.public_bytes(serialization.Encoding.PEM))
-    paths[2].write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return paths
-
-
 @dataclass
 class Misbehaviour:
     """What the stand-in got to send of a misbehaving answer (`trickle()`, `flood()`)."""
@@ -164,58 +86,40 @@ class Misbehaviour:
             self.done.set()
 
 
-class PushServiceStandIn:
+class PushServiceStandIn(HTTPSStandIn):
     """An HTTPS push service on 127.0.0.1: records every request and answers 201, or the
     statuses queued for a path with `answer()`; `hold()` keeps answers back until `release()`;
     `trickle()` and `flood()` make a path's answers slow or huge."""
 
     def __init__(self, folder: Path) -> None:
-        self.ca, cert, key = _certificates(folder)
-        self.received: list[Received] = []
         self._answers: dict[str, list[tuple[int, dict[str, str]]]] = {}
         self._misbehaving: dict[str, tuple[Misbehaviour, Iterable[bytes]]] = {}
-        self._lock = threading.Lock()
-        self._released = threading.Event()
-        self._released.set()
         self.waiting = 0
-        stand_in = self
+        super().__init__(folder)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with stand_in._lock:
-                    stand_in.received.append(
-                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                    )
-                    misbehaving = stand_in._misbehaving.pop(self.path, None)
-                    queued = stand_in._answers.get(self.path) or []
-                    status, headers = queued.pop(0) if queued else (201, {})
-                    stand_in.waiting += 1
-                if misbehaving is not None:
-                    record, chunks = misbehaving
-                    record.send(self, chunks)
-                    with stand_in._lock:
-                        stand_in.waiting -= 1
-                    return
-                stand_in._released.wait(30)
-                with stand_in._lock:
-                    stand_in.waiting -= 1
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+    def pick(self, request: Received) -> tuple:
+        misbehaving = self._misbehaving.pop(request.path, None)
+        queued = self._answers.get(request.path) or []
+        status, headers = queued.pop(0) if queued else (201, {})
+        self.waiting += 1
+        return misbehaving, status, headers
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.host = f"127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
+    def send(self, handler: http.server.BaseHTTPRequestHandler, answer: tuple) -> None:
+        misbehaving, status, headers = answer
+        if misbehaving is not None:
+            record, chunks = misbehaving
+            record.send(handler, chunks)
+            with self._lock:
+                self.waiting -= 1
+            return
+        self.wait_for_release()
+        with self._lock:
+            self.waiting -= 1
+        handler.send_response(status)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
 
     def endpoint(self, name: str) -> str:
         return f"https://{self.host}/push/{name}"
@@ -268,28 +172,13 @@ class PushServiceStandIn:
         with self._lock:
             return [r for r in self.received if r.path == f"/push/{name}"]
 
-    def hold(self) -> None:
-        self._released.clear()
-
-    def release(self) -> None:
-        self._released.set()
-
-    def stop(self) -> None:
-        self.release()
-        self.server.shutdown()
-        self.server.server_close()
-
 
 @pytest.fixture
 def push_service(tmp_path, settings, monkeypatch) -> Iterator[PushServiceStandIn]:
     """The stand-in, trusted through REQUESTS_CA_BUNDLE and allowed by WEB_PUSH_ALLOWED_HOSTS."""
     stand_in = PushServiceStandIn(tmp_path)
-    settings.WEB_PUSH_ALLOWED_HOSTS = [stand_in.host]
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(stand_in.ca))
-    try:
+    with trusted(stand_in, settings, monkeypatch, allowed_hosts="WEB_PUSH_ALLOWED_HOSTS"):
         yield stand_in
-    finally:
-        stand_in.stop()
 
 
 @pytest.fixture

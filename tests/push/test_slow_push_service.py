@@ -140,7 +140,8 @@ def test_pushes_have_their_own_queue_and_the_scheduled_passes_the_default_one(se
 
 @pytest.mark.parametrize("procfile", ["Procfile", "Procfile.production"])
 def test_the_procfiles_start_workers_for_both_queues(procfile):
-    """`manage.py demo` runs the Procfile; a deployment, Procfile.production (docs/deploy.md)."""
+    """`manage.py demo` runs the Procfile; a deployment, Procfile.production
+    (docs/operating/deploy.md)."""
     text = (Path(django_settings.BASE_DIR) / procfile).read_text()
     consumed: set[str] = set()
     for line in text.splitlines():

@@ -16,6 +16,7 @@ from actions.models import ActionRun, AlertAction
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.actions.conftest import WebhookReceiver
+from tests.https_stand_in import trusted
 
 pytestmark = pytest.mark.browser
 
@@ -37,10 +38,8 @@ def alice(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType)
 def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
     """The WMS's webhook over real HTTPS (tests/actions/conftest.py), trusted and allowed."""
     found = WebhookReceiver(tmp_path)
-    settings.ALERT_WEBHOOK_ALLOWED_HOSTS = [found.host]
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(found.ca))
-    yield found
-    found.stop()
+    with trusted(found, settings, monkeypatch, allowed_hosts="ALERT_WEBHOOK_ALLOWED_HOSTS"):
+        yield found
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from push.keys import b64url_decode
 from push.models import PushSubscription
 from push.services import subscription_save
 from subscriptions.models import Subscription, Warehouse
+from tests.https_stand_in import trusted
 from tests.push.conftest import Browser, PushServiceStandIn
 
 pytestmark = pytest.mark.browser
@@ -44,12 +45,8 @@ def until(page: Page, condition: Callable[[], Any], timeout_ms: int = 30_000) ->
 @pytest.fixture
 def push_service(tmp_path, settings, monkeypatch) -> Iterator[PushServiceStandIn]:
     stand_in = PushServiceStandIn(tmp_path)
-    settings.WEB_PUSH_ALLOWED_HOSTS = [stand_in.host]
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(stand_in.ca))
-    try:
+    with trusted(stand_in, settings, monkeypatch, allowed_hosts="WEB_PUSH_ALLOWED_HOSTS"):
         yield stand_in
-    finally:
-        stand_in.stop()
 
 
 @pytest.fixture

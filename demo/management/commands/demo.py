@@ -11,8 +11,8 @@ and Celery beat together (honcho, from the Procfile) until Ctrl-C stops all of t
 
 from __future__ import annotations
 
+import io
 import os
-import socket
 import sys
 import threading
 from pathlib import Path
@@ -24,10 +24,10 @@ from django.core.management.base import BaseCommand, CommandParser
 from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
-from config import embedded_redis
 from demo import tls as demo_tls
 from demo.data import DEMO_WEBHOOK_PATH, load_demo_data
 from demo.environment import demo_dir, remove_demo_environment, write_demo_environment
+from devredis import embedded_redis
 
 # The embedded Redis's port when nothing says otherwise: fixed, so that a second terminal, a
 # redis-cli or a restart finds it where it was (the usual 6379 is left to a Redis of one's own).
@@ -36,15 +36,6 @@ DEFAULT_REDIS_PORT = 6390
 DEMO_WAREHOUSE = "SH01"
 # Where the demo WMS (its alert action's webhook) is served over HTTPS.
 DEFAULT_TLS_PORT = 8443
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 class RedisWatchdog(threading.Thread):
@@ -122,7 +113,7 @@ class Command(BaseCommand):
         watchdog = None
         redis_url = os.environ.get("REDIS_URL")
         if not redis_url:
-            if not port_is_free(redis_port):
+            if not embedded_redis.port_is_free(redis_port):
                 free = embedded_redis.free_port()
                 self.stdout.write(
                     self.style.WARNING(
@@ -148,6 +139,8 @@ class Command(BaseCommand):
             logins = load_demo_data(webhook_url=webhook)
             self.webhook = webhook
             call_command("sync_subscriptions", stdout=self.stdout)
+            # Read state a demo of an earlier version left in var/redis (nothing, otherwise).
+            call_command("migrate_read_state", stdout=io.StringIO())
             if setup_only:
                 return
             env = self._environment(host, port, redis_url)

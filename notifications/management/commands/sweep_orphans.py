@@ -1,12 +1,12 @@
-"""`manage.py sweep_orphans`: run the orphan sweeps now (what beat runs) and report each."""
+"""`manage.py sweep_orphans`: run the orphan sweeps now (what beat runs) and report each: every
+app's that added one (config.orphans.add_sweep: notifications', the chat's)."""
 
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from redis.exceptions import RedisError
 
-from messaging import cleanup as chat_cleanup
-from notifications import cleanup
+from config import orphans
 
 
 class Command(BaseCommand):
@@ -24,8 +24,8 @@ class Command(BaseCommand):
         if batch is not None and batch < 1:
             raise CommandError("--batch must be a positive number.")
         try:
-            self.stdout.write(f"Notifications: {cleanup.sweep_orphans(batch=batch)}")
-            self.stdout.write(f"Chats: {chat_cleanup.sweep_orphans(batch=batch)}")
+            for label, sweep in orphans.sweeps.items():
+                self.stdout.write(f"{label}: {sweep(batch=batch)}")
         except RedisError as exc:
             raise CommandError(f"Redis failed: {exc}") from exc
         self.stdout.write(self.style.SUCCESS("Orphan sweep done."))

@@ -1,6 +1,6 @@
 -- One page of a user's view of a warehouse (GET /api/v1/notifications/, the stream's replay).
 --
--- The work grows with the page, not with what the user can see (README "The read model"): each
+-- The work grows with the page, not with what the user can see (docs/architecture/read-model.md): each
 -- inbox is read only after `since` and only as far as the page needs (merged: a notification in
 -- two of the user's inboxes comes once), and the changes zset likewise. A changed notification
 -- comes again after `since` with its new cursor and state, read or not, except one the user

@@ -1,4 +1,4 @@
--- The read model's prelude (README "The read model"): the only definitions of what is live,
+-- The read model's prelude (docs/architecture/read-model.md): the only definitions of what is live,
 -- visible, read for a user, the cursor of a change and the unread tallies. The loader puts it
 -- in front of every read-model script (config/lua_compose.py, "read_model"); no script copies
 -- a helper. No writes of its own at load time.
@@ -447,7 +447,7 @@ end
 -- --- Changes of status (the alert lifecycle, SPEC 7) ------------------------------------------
 
 -- Records the event, gives the slot a new cursor and writes its new state, keeping the open
--- index and the tallies exact (invariants 1 and 2 of README "The read model"). `how`:
+-- index and the tallies exact (invariants 1 and 2 of docs/architecture/read-model.md). `how`:
 -- `raise` (a re-raise, an escalation): a new raise cursor, every snooze woken and every user's
 -- read of it outdated (unread again for everyone); `class`, `members`: the inboxes it is in
 -- now (an escalation; the caller wrote its route before, so the event reaches them).

@@ -69,8 +69,8 @@ def test_harmless_functions_and_strings_pass(query):
     ],
 )
 def test_rules_on_postgresql_may_not_read_the_catalogue(query, name):
-    """The rules role can read PostgreSQL's catalogue (every role can: README, *What SQL rules
-    may read*); a rule's query may not name it."""
+    """The rules role can read PostgreSQL's catalogue (every role can: docs/guide/rules.md,
+    *What SQL rules may read*); a rule's query may not name it."""
     with pytest.raises(sql.SqlRuleError, match="may not read the database's catalogue") as caught:
         sql.check_query(query, vendor="postgresql")
     if name:

@@ -177,9 +177,10 @@ def test_the_rules_session_is_bounded(db, settings):
 
 
 def test_what_the_rules_role_can_read_of_the_catalogue(admin_user):
-    """README, *What SQL rules may read*: the role sees the schema (PostgreSQL grants its
-    catalogue to every role), never the rows or statistics of a table it may not read. Run
-    as the role, past the text checks, which refuse rule queries naming the catalogue."""
+    """docs/guide/rules.md, *What SQL rules may read*: the role sees the schema (PostgreSQL
+    grants its catalogue to every role), never the rows or statistics of a table it may not
+    read. Run as the role, past the text checks, which refuse rule queries naming the
+    catalogue."""
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE auth_user")  # column statistics exist for pg_stats to show
         cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'auth_user'")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import redis
 
-from config.embedded_redis import redis_server_binary, wait_until_ready
+from devredis.embedded_redis import port_is_free, redis_server_binary, wait_until_ready
 
 SLOTS = 16384
 
@@ -137,18 +136,9 @@ def _free_cluster_port() -> int:
     """A free port whose cluster bus port (port + 10000) is free too, both below 65536."""
     for _ in range(200):
         port = random.randint(20000, 50000)
-        if _is_free(port) and _is_free(port + 10000):
+        if port_is_free(port) and port_is_free(port + 10000):
             return port
     raise RuntimeError("No free pair of ports for a cluster node")
-
-
-def _is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _wait(condition, timeout: float, what: str) -> None:
@@ -259,7 +249,7 @@ def _replica_in_sync(client: redis.Redis) -> bool:
 
 
 def main() -> None:
-    """`python -m config.embedded_cluster [--replicas N]`: a local cluster to try things on."""
+    """`python -m devredis.embedded_cluster [--replicas N]`: a local cluster to try things on."""
     import argparse
     import signal
 

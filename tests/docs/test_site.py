@@ -1,0 +1,57 @@
+"""The docs site builds with `mkdocs build --strict` (mkdocs.yml): a broken link, a link to a
+missing anchor or a page left out of the nav fails, as it does in CI."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+BASE_DIR = Path(settings.BASE_DIR)
+
+
+def test_the_site_builds_strictly(tmp_path: Path):
+    pytest.importorskip("mkdocs", reason="mkdocs comes with the dev extras")
+    mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or "mkdocs"
+    built = subprocess.run(
+        [mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "site" / "architecture" / "directory" / "index.html").exists()
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor, as MkDocs and GitHub make it for the headings used here."""
+    return re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", heading.strip().lower()))
+
+
+def anchors(page: Path) -> set[str]:
+    return {
+        slug(line.lstrip("#"))
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_readme_and_contributing_links_lead_somewhere():
+    """README and CONTRIBUTING are not part of the site: their relative links, and the anchors
+    of those links, are checked here."""
+    for name in ("README.md", "CONTRIBUTING.md"):
+        text = (BASE_DIR / name).read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+            if "://" in target:
+                continue
+            page = BASE_DIR / (target or name)
+            assert page.exists(), f"{name} links to {target}"
+            if anchor:
+                assert anchor in anchors(page), f"{name} links to {target}#{anchor}"
