@@ -3,7 +3,7 @@ whose read of a session also reads the directory's version in the same Redis rou
 
 A browser's request then costs one round trip before its own work (the session and the
 version together) and, in steady state, no database query: the session from Redis, its user
-from the directory (directory.backends). A poll (directory/optimistic.py) starts from the
+from the directory (directory.backends). A poll (directory/held.py) starts from the
 session as its process last read it instead, and confirms it, with the version, in the round
 trip of its data. See docs/architecture/directory.md, "Sessions", for what the row is kept for.
 """

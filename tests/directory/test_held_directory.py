@@ -1,4 +1,4 @@
-"""directory.optimistic: a token poll answers from the directory this process holds and
+"""directory.held: a token poll answers from the directory this process holds and
 confirms its version in the same round trip as its data; an answer from a version Redis no
 longer holds is never sent (the request is answered again the usual way)."""
 
