@@ -15,13 +15,12 @@ local user = ARGV[2]
 local took = 0
 local old = redis.call('HGET', KEYS[21], user)
 if old then
-  local users = KEYS[K.users]
-  local fresh = redis.call('HEXISTS', users, user) == 0
-    and redis.call('HEXISTS', users, 'o:' .. user) == 0
-    and redis.call('HEXISTS', users, 'w:' .. user) == 0
+  local fresh = redis.call('HEXISTS', KEYS[K.users], user) == 0
+    and redis.call('HEXISTS', KEYS[K.users], 'o:' .. user) == 0
+    and redis.call('HEXISTS', KEYS[K.users], 'w:' .. user) == 0
   if fresh then
     save_marks(user, parse_marks(old))
-    redis.call('HINCRBY', users, 'v:' .. user, 1)
+    redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
     took = 1
   else
     took = -1
