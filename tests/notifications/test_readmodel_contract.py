@@ -21,6 +21,16 @@ pytestmark = pytest.mark.django_db
 PRELUDE = Path(layout.__file__).resolve().parent / "lua" / "read_model.lua"
 
 
+def test_no_helper_is_defined_in_two_scripts():
+    """Each read-model script is composed with the prelude: a helper is defined once, in the
+    prelude or in the one script that uses it (two copies drift)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PRELUDE.parent.glob("*.lua")):
+        for name in re.findall(r"^local function (\w+)", path.read_text(), re.M):
+            where.setdefault(name, []).append(path.name)
+    assert {name: files for name, files in where.items() if len(files) > 1} == {}
+
+
 def test_the_prelude_names_the_layouts_positions():
     text = PRELUDE.read_text(encoding="utf-8")
     table = re.search(r"local K = \{(.*?)\}", text, re.S)

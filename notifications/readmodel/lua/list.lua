@@ -54,18 +54,9 @@ end
 
 local boxes = {}
 for i = FIRST_OWN, #KEYS do
-  boxes[#boxes + 1] = {key = i, buf = {}, pos = 1, after = '(' .. text(floor), done = false}
-end
-local function head_of(box)
-  if box.pos > #box.buf then
-    if box.done then return nil end
-    box.buf = redis.call('ZRANGEBYSCORE', KEYS[box.key], box.after, '+inf', 'LIMIT', 0, chunk)
-    box.pos = 1
-    box.done = #box.buf < chunk
-    if #box.buf == 0 then return nil end
-    box.after = '(' .. box.buf[#box.buf]
-  end
-  return box.buf[box.pos]
+  boxes[#boxes + 1] = pager(function(after)
+    return redis.call('ZRANGEBYSCORE', KEYS[i], after, '+inf', 'LIMIT', 0, chunk)
+  end, '(' .. text(floor), chunk)
 end
 -- The next slot of the merged inboxes (each once however many inboxes hold it).
 local function next_plain()

@@ -59,6 +59,28 @@ local function words(list)
   return found
 end
 
+-- --- Reading a range a chunk at a time ---------------------------------------------------------
+
+-- A pager over one sorted-set range: `fetch(from)` returns up to `chunk` entries from `from`
+-- on; after each chunk `from` becomes "(<its last entry>" (exclusive, for score and lex
+-- ranges alike). A pager made with its entries and done = true serves a list built in Lua.
+local function pager(fetch, from, chunk)
+  return {fetch = fetch, from = from, chunk = chunk, buf = {}, pos = 1, done = false}
+end
+
+-- The pager's next entry (the caller moves `pos` on when it takes it), nil at the end.
+local function head_of(p)
+  if p.pos > #p.buf then
+    if p.done then return nil end
+    p.buf = p.fetch(p.from)
+    p.pos = 1
+    p.done = #p.buf < p.chunk
+    if #p.buf == 0 then return nil end
+    p.from = '(' .. p.buf[#p.buf]
+  end
+  return p.buf[p.pos]
+end
+
 -- --- What a notification is -------------------------------------------------------------------
 
 -- Stored and not expired (expired ones are never shown, swept or not).

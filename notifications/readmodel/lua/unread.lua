@@ -30,21 +30,12 @@ for _, class in ipairs(class_list) do
     local head = class .. ':' .. level
     -- The range unread_counts counted (no writes since): none there, nothing to read.
     if (above[head] or 1) > 0 then
-      lists[#lists + 1] = {buf = {}, pos = 1, top = '(' .. head .. ';', bottom = '[' .. head .. ':' .. from,
-                           done = false}
+      local bottom = '[' .. head .. ':' .. from
+      lists[#lists + 1] = pager(function(top)
+        return redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, chunk)
+      end, '(' .. head .. ';', chunk)
     end
   end
-end
-local function head_of(list)
-  if list.pos > #list.buf then
-    if list.done then return nil end
-    list.buf = redis.call('ZREVRANGEBYLEX', KEYS[K.open], list.top, list.bottom, 'LIMIT', 0, chunk)
-    list.pos = 1
-    list.done = #list.buf < chunk
-    if #list.buf == 0 then return nil end
-    list.top = '(' .. list.buf[#list.buf]
-  end
-  return list.buf[list.pos]
 end
 -- Woken ones under the watermark of their class, open and unread: one more list, by raise.
 local woken = {buf = {}, pos = 1, done = true}
