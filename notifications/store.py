@@ -22,7 +22,7 @@ from . import keys
 from .domain import Notification, Severity
 from .readmodel import CURSOR_PER_MS, cursor_at, delivery, route_class
 from .readmodel.changes import report_retention_ms
-from .readmodel.delivery import EventView, event_read_state_call, event_view
+from .readmodel.delivery import EventView, event_read_state_call, event_view, remove_expired
 from .readmodel.layout import report_day
 from .readmodel.scripts import EVENT_READ_STATE
 from .readmodel.views import (
@@ -44,6 +44,7 @@ __all__ = [
     "latest_unread",
     "list_inbox",
     "mark_read",
+    "remove_expired",
     "report_day",
     "report_retention_ms",
     "snoozed_items",
@@ -227,20 +228,6 @@ def expired_batch(
         uuid, *subscribers = _text(route).split() if route else ("",)
         batch.append((cursor, uuid, subscribers, len(_text(readers).split()) if readers else 0))
     return batch
-
-
-def remove_expired(
-    warehouse_id: int,
-    *,
-    finished: Sequence[tuple[str, str]],
-    removals: Sequence[tuple[str, str]],
-    now_ms: int,
-) -> tuple[int, int, int]:
-    """Remove inbox entries (subscriber, cursor) and then finished notifications (cursor, id):
-    the inbox entries, notifications and users' read fields removed."""
-    return delivery.remove_expired(
-        warehouse_id, finished=finished, removals=removals, now_ms=now_ms
-    )
 
 
 def expired_unswept(warehouse_id: int, *, now_ms: int) -> int:
