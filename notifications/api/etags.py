@@ -4,7 +4,8 @@ for the user, 304 from one Redis round trip, without the serializers.
 An answer depends on the warehouse's sequence (every publish and change of status takes a
 cursor from it), the next expiry time (the answer changes when it passes), the user's read
 version (their own reads), their roles, the query and the format. The ETag is a hash of all of
-them. The client's ETags go to lua/inbox.lua with the request for the answer
+them. The client's ETags go to the read model's poll script (`etag_of` in
+notifications/readmodel/lua/read_model.lua) with the request for the answer
 (`Basis.if_none_match`): the script reads the first three, hashes them with the rest as this
 module would, and answers "not modified" at once when one of the client's ETags is that hash,
 else the answer itself. So a poll costs one round trip whether anything changed or not; a
@@ -42,9 +43,9 @@ def _hex_of(tag: str) -> str | None:
 
 @dataclass(frozen=True)
 class Basis:
-    """One request's ETag but for the version: the text it hashes before and after it (lua/
-    inbox.lua joins them the same way: before .. "<sequence>|<next expiry>|<read version>" ..
-    after), and the ETags the client sent. Made once per request."""
+    """One request's ETag but for the version: the text it hashes before and after it (the read
+    model's `etag_of` joins them the same way: before .. "<sequence>|<next expiry>|<read
+    version>" .. after), and the ETags the client sent. Made once per request."""
 
     before: str
     after: str

@@ -2,7 +2,7 @@
 
 Every script that takes the read-model prelude (lua/read_model.lua) gets these keys first, in
 this order, and its own keys after them (from FIRST_OWN). The prelude names the positions
-(`K.notes`, ...); tests/notifications/test_readmodel_layout.py pins that both lists agree.
+(`K.notes`, ...); tests/notifications/test_readmodel_contract.py pins that both lists agree.
 The names are built once per warehouse, key prefix and day: a poll builds none of them.
 """
 
