@@ -161,14 +161,15 @@ def _check_postgresql_tree(text: str) -> None:
     if names.catalogue:
         raise SqlRuleError(
             f"The query may not read the database's catalogue ({names.catalogue[0]}): SQL rules "
-            f"read business tables only; see the README, 'What SQL rules may read'."
+            f"read business tables only; see docs/guide/rules.md, 'What SQL rules may read'."
         )
     for name in names.functions:
         if name not in POSTGRESQL_ALLOWED_FUNCTIONS:
             raise SqlRuleError(
                 f"The query may not call the function {name}(): SQL rules may call plain "
                 f"functions only (such as count, sum, coalesce, lower, substr, "
-                f"json_build_object, date_trunc); see the README, 'What SQL rules may read'."
+                f"json_build_object, date_trunc); see docs/guide/rules.md, "
+                f"'What SQL rules may read'."
             )
 
 

@@ -47,7 +47,7 @@ def connection_params(connection: BaseDatabaseWrapper) -> dict[str, Any]:
     if not password:
         raise RulesRoleMissing(
             f"SQL rules on PostgreSQL run as the role {role}, and RULES_SQL_ROLE_PASSWORD is "
-            f"not set: run `manage.py create_rules_sql_role` with it set (see the README)."
+            f"not set: run `manage.py create_rules_sql_role` with it set (see docs/guide/rules.md)."
         )
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)

@@ -32,7 +32,8 @@ from devredis import embedded_redis
 # The embedded Redis's port when nothing says otherwise: fixed, so that a second terminal, a
 # redis-cli or a restart finds it where it was (the usual 6379 is left to a Redis of one's own).
 DEFAULT_REDIS_PORT = 6390
-# The warehouse of the README's story: the page opens there for whoever has not picked one.
+# Where the demo's story happens (A-01-03 at -12): the page opens there for whoever has not
+# picked one.
 DEMO_WAREHOUSE = "SH01"
 # Where the demo WMS (its alert action's webhook) is served over HTTPS.
 DEFAULT_TLS_PORT = 8443
@@ -208,7 +209,7 @@ class Command(BaseCommand):
         }
         # Beat then schedules the demo's pick waves, which keep driving bins negative.
         env.setdefault("WMS_DEMO_PICK_WAVES", "1")
-        # The page opens where the README's story is.
+        # The page opens where A-01-03 is at -12.
         env.setdefault("UI_DEFAULT_WAREHOUSE", DEMO_WAREHOUSE)
         return env
 

@@ -133,7 +133,8 @@ def test_an_unconfirmed_claim_of_a_run_that_died_is_sent_again(warehouse):
 def test_a_failed_publish_is_retried_on_the_next_run(make_rule, rita, warehouse, inbox):
     make_rule(alerts=[alert(warehouse)])
     warehouse.is_active = False
-    warehouse.save()  # a save, not update(): the directory caches warehouses (README)
+    # A save, not update(): the directory caches warehouses (docs/architecture/directory.md).
+    warehouse.save()
 
     failed = run()
 
