@@ -67,7 +67,8 @@ def warehouse_purge(warehouse_id: int, *, batch: int | None = None) -> CleanupRe
 
 
 def user_forget(user_id: int) -> CleanupReport:
-    """Remove a deleted user's own inbox, read marks and readers entry in every warehouse."""
+    """Remove a deleted user's own inbox, and their fields of the users hash and snoozes
+    (forget_reader.lua), in every warehouse."""
     warehouse_ids = sorted(Warehouse.objects.values_list("pk", flat=True))
     removed = 0
     for start in range(0, len(warehouse_ids), settings.ORPHAN_SWEEP_BATCH):
