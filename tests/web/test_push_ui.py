@@ -133,6 +133,17 @@ class Handheld:
                 continue
         return plain
 
+    def deliver_again(self, plain: dict) -> None:
+        """The push service delivers the same message once more (at least once, not exactly)."""
+        self.cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {
+                "origin": self.origin,
+                "registrationId": self.registration_id,
+                "data": json.dumps(plain),
+            },
+        )
+
     def shown(self) -> list[dict]:
         return self.worker.evaluate(
             """() => self.registration.getNotifications().then((shown) => shown.map((n) => ({
@@ -213,6 +224,24 @@ def test_a_push_is_shown_with_claim_and_open_and_claim_works_without_the_page(
     )
     assert confirmation["title"] == "Claimed: Stock-out A-01-03"
     assert [p.url for p in handheld.context.pages] == ["about:blank"]  # no page was opened
+
+
+def test_the_same_push_again_after_a_claim_leaves_the_claim_shown(handheld, crew, warehouse):
+    """Push services deliver at least once: a copy of the alert's push that comes after it was
+    claimed from the notification does not bring the unclaimed alert back."""
+    handheld.subscribe(crew, warehouse)
+    handheld.close_page()
+    note_id = critical(warehouse)
+    sent = handheld.push_what_arrived()
+    handheld.click("claim")
+    until(handheld.port, lambda: [n for n in handheld.shown() if n["title"].startswith("Claimed")])
+
+    handheld.deliver_again(sent)
+    critical(warehouse, "Another stock-out")  # pushes are handled in order: a marker after it
+    handheld.push_what_arrived()
+
+    titles = {n["tag"]: n["title"] for n in handheld.shown()}
+    assert titles[note_id] == "Claimed: Stock-out A-01-03"
 
 
 def test_claiming_what_a_colleague_took_says_who_has_it(handheld, crew, warehouse, make_user, role):

@@ -76,6 +76,10 @@
     }
     if (!isAlert(alert)) return;
     if ((await pages()).some((client) => client.focused)) return; // the page shows it
+    // Push services deliver at least once: a copy (or a reminder) of an alert claimed here
+    // from its notification leaves the claim shown.
+    const [current] = await self.registration.getNotifications({ tag: alert.id });
+    if (current?.data?.status === "claimed" && alert.status !== "claimed") return;
     await show(alert, alert.title);
   }
 
