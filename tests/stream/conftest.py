@@ -114,6 +114,7 @@ def open_stream(stream_client: httpx.Client, token_for) -> Iterator[Callable[...
         opened.append(context)
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["x-accel-buffering"] == "no"  # nginx passes each event on
         stream = EventStream(response)
         while True:
             event = stream.next()
