@@ -1,5 +1,3 @@
-from typing import Any
-
 from django.apps import AppConfig
 
 
@@ -8,14 +6,10 @@ class ActionsConfig(AppConfig):
     verbose_name = "Alert actions"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
-
-        from directory.signals import changed
         from notifications import hooks
         from outbox import handlers
 
         from . import catalog, followups, mail, services
-        from .models import AlertAction
 
         handlers.register(
             services.WEBHOOK,
@@ -29,9 +23,3 @@ class ActionsConfig(AppConfig):
         hooks.actions.of = catalog.actions_of
         hooks.actions.now = catalog.actions_now
         hooks.listen(hooks.Published, followups.after_publish)
-
-        def actions_changed(sender: Any, using: str = "default", **kwargs: Any) -> None:
-            changed(using)  # every process drops its catalog (directory.cache.held) at once
-
-        post_save.connect(actions_changed, sender=AlertAction, dispatch_uid="actions-saved")
-        post_delete.connect(actions_changed, sender=AlertAction, dispatch_uid="actions-deleted")

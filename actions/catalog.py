@@ -1,8 +1,8 @@
 """The active alert actions of each message type, per process, on the directory's version.
 
-N carries its type's actions on every poll, so they come from memory: loaded in one query
-when first needed after a change, and dropped with the directory's cache whenever an action,
-a message type (or anything else the directory follows) changes (signals in apps.py).
+N carries its type's actions on every poll, so they come from memory: a holding
+(directory/holdings.py) built from the alert actions and the message types, loaded in one
+query when first needed after a change of either, in any process.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from typing import Any
 
 from django.utils import translation
 
-from directory import cache as directory
-
-HELD_AS = "alert_actions"
+from directory import holdings
 
 
 @dataclass(frozen=True)
@@ -90,10 +88,14 @@ def _load() -> Catalog:
     return Catalog({code: tuple(entries) for code, entries in by_type.items()}, {})
 
 
+CATALOG = holdings.declare(
+    "actions.catalog", models=("actions.AlertAction", "subscriptions.MessageType"), load=_load
+)
+
+
 def current() -> Catalog:
     """The catalog of the directory's current version (loaded once per version)."""
-    found: Catalog = directory.held(HELD_AS, _load)
-    return found
+    return CATALOG.get()
 
 
 def actions_of(type_code: str) -> list[dict[str, Any]]:
@@ -104,7 +106,7 @@ def actions_of(type_code: str) -> list[dict[str, Any]]:
 def actions_now(type_code: str) -> list[dict[str, Any]] | None:
     """The same from what this process holds now, reading nothing; None when it holds no
     catalog (never loaded here, or dropped by a change since)."""
-    held: Catalog | None = directory.held_now(HELD_AS)
+    held = CATALOG.now()
     if held is None:
         return None
     return held.actions(type_code, translation.get_language())

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from config import timestamps
 from config.allowed_hosts import URLRefused, check_url
+from config.bulk_writes import AnnouncingManager
 from subscriptions.models import MessageType, Warehouse
 
 URL_MAX_LENGTH = 1024
@@ -88,6 +89,8 @@ class AlertAction(models.Model):
         "to run it. Empty: no scan.",
     )
     is_active = models.BooleanField(default=True)
+
+    objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
         ordering = ["message_type__code", "id"]

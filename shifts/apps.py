@@ -8,8 +8,7 @@ class ShiftsConfig(AppConfig):
     def ready(self) -> None:
         from notifications import hooks
 
-        from . import reports, selectors, signals
+        from . import reports, selectors  # selectors import the schedule's holding (cache.py)
 
-        signals.connect()
         hooks.shifts = selectors  # who is on shift, for escalation and snoozes
         hooks.shift_report = reports.shift_report  # the alert report's rows per shift

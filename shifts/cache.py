@@ -1,13 +1,13 @@
 """Every shift, its warehouse's zone and the members of the roles that have shifts, held per
 process so that no poll, publish or push reads the database for them in steady state.
 
-It is held by the directory's cache (directory.cache.held), on its version: saving or deleting
-a shift bumps that version (shifts/signals.py), as do the changes the directory already
-watches (a warehouse's time zone, a user's groups, a user made inactive). A process that sees
-a new version reloads the whole schedule once: shifts are few (a handful per warehouse and
-role). A reload is kept only when the version did not move while it read the database (the
-directory's rule for every fill), and it is dropped with the directory's cache when that is
-older than its MAX_AGE_SECONDS.
+It is a holding (directory/holdings.py) built from the shifts, the warehouses (their time
+zones), the users (active or not, their names), the roles and their members: a change of any
+of these, in any process, replaces the directory's version, and a process that sees a new
+version reloads the whole schedule once: shifts are few (a handful per warehouse and role). A
+reload is kept only when the version did not move while it read the database (the directory's
+rule for every fill), and it is dropped with the directory's cache when that is older than its
+MAX_AGE_SECONDS.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 
-from directory import cache as directory_cache
+from directory import holdings
 
 from .schedule import ShiftTimes
 
@@ -47,12 +47,6 @@ class Schedule:
         if role_id is None:
             return shifts
         return tuple(s for s in shifts if s.role_id == int(role_id))
-
-
-# The directory keeps the schedule with what else it holds (directory.cache.held), under
-# this name: loaded once per version and process, dropped with the rest.
-HELD_AS = "shifts.schedule"
-_loads = 0  # how many times this process read the database (tests count it)
 
 
 def _load() -> Schedule:
@@ -88,23 +82,29 @@ def _load() -> Schedule:
     )
 
 
+SCHEDULE = holdings.declare(
+    "shifts.schedule",
+    models=(
+        "shifts.Shift",
+        "subscriptions.Warehouse",
+        "auth.User",
+        "auth.User_groups",
+        "auth.Group",
+    ),
+    load=_load,
+)
+
+
 def schedule() -> Schedule:
     """The schedule as of the directory's current version (read once per request)."""
-    found: Schedule = directory_cache.held(HELD_AS, _counted_load)
-    return found
-
-
-def _counted_load() -> Schedule:
-    global _loads
-    _loads += 1
-    return _load()
+    return SCHEDULE.get()
 
 
 def loads() -> int:
     """How many times this process has loaded the schedule from the database."""
-    return _loads
+    return SCHEDULE.loads
 
 
 def forget() -> None:
     """Drop this process's copy (tests)."""
-    directory_cache.forget_held(HELD_AS)
+    SCHEDULE.forget()

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from config.bulk_writes import AnnouncingManager
 from subscriptions.models import Warehouse
 
 from .schedule import ShiftTimes
@@ -64,6 +65,8 @@ class Shift(models.Model):
             "At the end of the shift, alerts claimed by members going off shift go back to open."
         ),
     )
+
+    objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
         ordering = ["warehouse__code", "role__name", "starts", "id"]

@@ -21,7 +21,6 @@ from django.utils.translation import gettext_lazy as _
 from . import selectors, services
 from .forms import BulkSubscribeForm
 from .models import MessageType, Subscription, Warehouse
-from .signals import rows_updated
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -36,14 +35,12 @@ class SubscriptionCount(TypedDict):
 @admin.action(description="Activate selected", permissions=["change"])
 def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=True)
-    rows_updated.send(sender=queryset.model)  # update() sends no post_save
     modeladmin.message_user(request, f"Activated {count}.")
 
 
 @admin.action(description="Deactivate selected", permissions=["change"])
 def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=False)
-    rows_updated.send(sender=queryset.model)
     modeladmin.message_user(request, f"Deactivated {count}.")
 
 

@@ -14,6 +14,8 @@ from django.db.models import Q
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from config.bulk_writes import AnnouncingManager
+
 if TYPE_CHECKING:
     from .store import Pair
 
@@ -48,6 +50,8 @@ class Warehouse(models.Model):
         help_text="The IANA time zone of the warehouse, e.g. Asia/Shanghai: its shifts' times "
         "are local times in this zone.",
     )
+
+    objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
         ordering = ["code"]
@@ -137,6 +141,8 @@ class MessageType(models.Model):
             "are on shift (critical: all of them). Empty: never."
         ),
     )
+
+    objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
         ordering = ["code"]

@@ -8,15 +8,11 @@ The receivers only note which (warehouse, message type) sets changed; services r
 from typing import Any
 
 from django.db.models.signals import post_delete, post_save, pre_save
-from django.dispatch import Signal, receiver
+from django.dispatch import receiver
 
 from .models import MessageType, Subscription, Warehouse
 from .services import all_pairs, schedule_resync
 from .store import Pair
-
-# Sent (sender: the model) after a `QuerySet.update()` of warehouses or message types, which
-# sends no post_save: the admin's bulk actions. The directory's cache listens (it holds them).
-rows_updated = Signal()
 
 
 @receiver(pre_save, sender=Subscription)

@@ -60,9 +60,6 @@ def test_an_alert_lists_the_active_actions_of_its_type_in_the_callers_language(
 
     # A change in the admin is seen at the next request.
     AlertAction.objects.filter(code="task-created").update(is_active=False)
-    from directory.signals import changed
-
-    changed()
     assert item(client, warehouse, sent.id)["actions"] == []
 
 
