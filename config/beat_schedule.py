@@ -21,3 +21,17 @@ def once_per_tick(schedule: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[s
         options["headers"] = {**options.get("headers", {}), TICK_HEADER: float(interval)}
         marked[name] = {**entry, "options": options}
     return marked
+
+
+def register(name: str, *, task: str, seconds: float, expires: bool = True) -> None:
+    """Add an app's beat entry, from its AppConfig.ready(): each app names its own tasks, and
+    `config/` none. `expires`: a tick queued while no worker ran is dropped (the next one
+    finds what is due). A non-positive interval adds nothing (the feature is off)."""
+    if seconds <= 0:
+        return
+    from config.celery import app
+
+    entry: dict[str, Any] = {"task": task, "schedule": float(seconds)}
+    if expires:
+        entry["options"] = {"expires": float(seconds)}
+    app.conf.beat_schedule.update(once_per_tick({name: entry}))

@@ -328,8 +328,33 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         "wms:directory:version",
         "string",
-        "random token, deleted on every change of a user, group, membership, permission (a user's or a group's), token, warehouse or message type; the next reader puts a new one",
+        "random token, deleted on every change of a model something held per process is built from (directory/holdings.py: users, groups, memberships, permissions, tokens, warehouses, message types, shifts, alert actions); the next reader puts a new one",
         "directory/cache.py",
+    ),
+    # --- the delivery objective (delivery/keys.py) ---
+    KeyFamily(
+        f"{W}:canary:sent",
+        "sorted set",
+        "canary token → when it was published (ms, Redis's clock); the last hour",
+        "delivery/lua/start.lua",
+    ),
+    KeyFamily(
+        f"{W}:canary:arrived",
+        "hash",
+        "`<token>:stream` / `<token>:poll` → ms from the canary's publish to its arrival on that path",
+        "delivery/lua/arrive.lua, delivery/lua/start.lua (removes)",
+    ),
+    KeyFamily(
+        "wms:delivery:streams",
+        "sorted set",
+        "`<host>:<pid>` of each process that serves streams → its last beat (ms); beats older than an hour are dropped",
+        "delivery/store.py (from the stream hub)",
+    ),
+    KeyFamily(
+        "wms:delivery:checked",
+        "string",
+        'the last delivery check as JSON (`at`, the codes of the warehouses `late` and `missing`); `/healthz` reads it',
+        "delivery/store.py",
     ),
     KeyFamily(
         "wms:cache:<id>:django.contrib.sessions.cached_db<session key>",

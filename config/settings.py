@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "outbox",  # what the server sends out (webhooks, e-mails): one row each, sent by a task
     "actions",  # alert actions, reminders until claimed, e-mail when unclaimed (SPEC 14)
     "notices",  # notices everyone must read: acknowledgements, roster, reminders (SPEC 15)
+    "delivery",  # the delivery objective per warehouse, proven by canaries (SPEC 16)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -652,8 +653,27 @@ WMS_DEMO_SHIFT_CHANGE_MINUTES = env.int("WMS_DEMO_SHIFT_CHANGE_MINUTES", default
 
 # Two beats started by mistake must not run a sweep or the rules twice: every entry's messages
 # carry their interval and the task class claims each tick in Redis first (config/beat.py).
-# Keep this after the last CELERY_BEAT_SCHEDULE entry.
+# Keep this after the last CELERY_BEAT_SCHEDULE entry. Apps add their own entries from their
+# AppConfig.ready() with config.beat_schedule.register (marked the same way).
 CELERY_BEAT_SCHEDULE = once_per_tick(CELERY_BEAT_SCHEDULE)
+
+# --- Delivery objective (SPEC 16) --------------------------------------------------------
+# Beat publishes a canary to every active warehouse this often (0: no canaries), at most
+# CANARY_BATCH warehouses per pass of its loop; a canary not arrived on a path this long after
+# its publish makes the warehouse late. The objective: DELIVERY_OBJECTIVE_TARGET of canaries
+# within DELIVERY_OBJECTIVE_SECONDS. Beat checks every warehouse every DELIVERY_CHECK_SECONDS;
+# a warehouse late or missing for DELIVERY_ALARM_AFTER_SECONDS e-mails DELIVERY_ALARM_EMAILS
+# once per episode (through the outbox), and once more when it is back.
+CANARY_INTERVAL_SECONDS = env.float("CANARY_INTERVAL_SECONDS", default=60.0)
+CANARY_LATE_SECONDS = env.float("CANARY_LATE_SECONDS", default=10.0)
+CANARY_BATCH = env.int("CANARY_BATCH", default=200)
+DELIVERY_OBJECTIVE_SECONDS = env.float("DELIVERY_OBJECTIVE_SECONDS", default=2.0)
+DELIVERY_OBJECTIVE_TARGET = env.float("DELIVERY_OBJECTIVE_TARGET", default=0.999)
+DELIVERY_CHECK_SECONDS = env.float("DELIVERY_CHECK_SECONDS", default=10.0)
+DELIVERY_ALARM_AFTER_SECONDS = env.float("DELIVERY_ALARM_AFTER_SECONDS", default=180.0)
+DELIVERY_ALARM_EMAILS = env.list("DELIVERY_ALARM_EMAILS", default=[])
+# A stream process's hub records that it serves streams this often (one Redis write).
+STREAM_BEAT_SECONDS = env.float("STREAM_BEAT_SECONDS", default=10.0)
 
 # --- Operations --------------------------------------------------------------------------
 # /metrics (Prometheus) answers only requests bearing `Authorization: Bearer <token>` when set.

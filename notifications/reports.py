@@ -92,7 +92,9 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
     day_numbers = list(range(today - days + 1, today + 1))
     codes = dict(Warehouse.objects.values_list("pk", "code"))
     language = get_language()
-    type_names = {mt.code: mt.display_name(language) for mt in MessageType.objects.all()}
+    types = list(MessageType.objects.all())
+    type_names = {mt.code: mt.display_name(language) for mt in types}
+    internal = {mt.code for mt in types if mt.internal}  # the product's own (canaries): no row
     figures = lifecycle_store.report_figures(list(codes), day_numbers)
     rows = []
     for warehouse_id, per_day in figures.items():
@@ -105,7 +107,9 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
                 claims.setdefault(type_code, []).extend(samples)
             for type_code, samples in day.resolve_ms.items():
                 resolves.setdefault(type_code, []).extend(samples)
-        for type_code in sorted({t for t, _ in counts} | set(claims) | set(resolves)):
+        for type_code in sorted({t for t, _ in counts} | set(claims) | set(resolves) - internal):
+            if type_code in internal:
+                continue
             rows.append(
                 ReportRow(
                     warehouse_id=warehouse_id,

@@ -35,6 +35,10 @@ from redis.asyncio.cluster import RedisCluster
 from config import metrics, status, timestamps
 from config.redis import REDIS_UNAVAILABLE, as_text
 from config.redis_async import async_redis, cluster_nodes
+from delivery import canary as delivery_canary
+from delivery import metrics as delivery_metrics
+from delivery import store as delivery_store
+from delivery.selectors import STREAM_SERVED_WITHIN_MS
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from messaging.domain import UserRef
@@ -150,6 +154,8 @@ class Hub:
         self._data: Redis | RedisCluster | None = None
         self._data_lock = asyncio.Lock()
         self._event_script: Any = None
+        self._arrive_script: Any = None
+        self._beaten_at = 0.0  # when this process last said it serves streams (monotonic)
         self._opening_reads = BatchedReads(self._read_cursor_and_directory_version)
         # Cluster nodes whose subscription failed, tried again after the others.
         self._failed_nodes: set[tuple[str, int] | None] = set()
@@ -256,7 +262,8 @@ class Hub:
 
     async def _drop_data_client(self) -> None:
         # Callers still holding the old one get errors (a 503 for them); new ones a new client.
-        client, self._data, self._event_script = self._data, None, None
+        client, self._data = self._data, None
+        self._event_script = self._arrive_script = None
         if client is not None:
             await _quietly(client.aclose())
 
@@ -302,6 +309,7 @@ class Hub:
                 logger.info("Stream hub subscribed to %s on %s", ", ".join(patterns), where)
                 delay = 0.1
                 while True:
+                    await self._beat()
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
                     if message is not None and message["type"] == "pmessage":
                         await self._dispatch(message["channel"], message["data"])
@@ -376,6 +384,9 @@ class Hub:
     ) -> None:
         """A notification's new cursor (`event: notification`, with its id), or a reminder of
         it (`event: reminder`, no id: nothing new to replay; not to those who snoozed it)."""
+        if isinstance(event, events.NotificationEvent) and await self._is_canary(event):
+            await self._canary(event)
+            return
         snoozers = event.snoozers if isinstance(event, events.ReminderEvent) else frozenset()
         listeners = [
             listener
@@ -422,6 +433,56 @@ class Hub:
         queued = cursor if frame_event == "notification" else None
         for listener in listeners:
             listener.offer(queued, frames[listener.user_id in view.read_by])
+
+    # --- The delivery objective's stream path (SPEC 16) ----------------------------------
+
+    async def _beat(self) -> None:
+        """Say, every STREAM_BEAT_SECONDS, that this process serves streams: a canary that
+        does not reach it then makes its warehouse late."""
+        now = time.monotonic()
+        if now - self._beaten_at < settings.STREAM_BEAT_SECONDS:
+            return
+        self._beaten_at = now
+        try:
+            client = await self._data_client()
+            await delivery_store.beat_async(client, stale_ms=STREAM_SERVED_WITHIN_MS)
+        except Exception as exc:  # the next beat tries again; streams go on
+            logger.warning("Stream hub: cannot record that it serves streams: %r", exc)
+
+    async def _is_canary(self, event: events.NotificationEvent) -> bool:
+        """Whether the event is a canary's: published into the canary user's inbox only."""
+        if len(event.inboxes) != 1:
+            return False
+        held = delivery_canary.CANARY_USER.now()
+        if held is None:
+            held = await access.run_db(delivery_canary.CANARY_USER.get)
+        return event.inboxes == delivery_canary.inbox_of(held)
+
+    async def _canary(self, event: events.NotificationEvent) -> None:
+        """Record that a canary reached this process's hub (Redis's clock at both ends); it
+        reaches no stream."""
+        try:
+            view = await self._event_view(
+                event.warehouse_id, event.notification_id, timestamps.now_ms(), []
+            )
+            if view is None:
+                return
+            token = Notification.from_json(view.content).data.get("canary")
+            if not isinstance(token, str):
+                return
+            client = await self._data_client()
+            if self._arrive_script is None:
+                self._arrive_script = client.register_script(delivery_store.ARRIVE_SOURCE)
+            took = await delivery_store.arrive_async(
+                client, self._arrive_script, event.warehouse_id, token, delivery_store.Path.STREAM
+            )
+        except Exception as exc:  # unmeasured: the canary turns late, which says so
+            logger.warning("Stream hub: cannot record canary %s: %r", event.notification_id, exc)
+            return
+        if took is not None:
+            delivery_metrics.DELIVERY_SECONDS.labels(
+                str(event.warehouse_id), delivery_store.Path.STREAM
+            ).observe(took / 1000)
 
     async def _actions(self, type_code: str) -> list[dict[str, Any]]:
         """N's `actions` of a type (SPEC 14) as this process holds them; when it holds none

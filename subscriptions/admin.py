@@ -82,6 +82,19 @@ class MessageTypeAdmin(WithSubscriptionCount):
     ]
     list_filter = ["is_active", "default_severity"]
     search_fields = ["code", "name", "name_en", "description"]
+
+    # The product's own types (the delivery canaries) keep their settings: no escalation,
+    # reminder or e-mail can be added to them, nor can they be deleted.
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not (obj is not None and obj.internal) and super().has_change_permission(
+            request, obj
+        )
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not (obj is not None and obj.internal) and super().has_delete_permission(
+            request, obj
+        )
+
     autocomplete_fields = ["escalation_role"]
     list_select_related = ["escalation_role"]
     fieldsets = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -141,6 +141,14 @@ class MessageType(models.Model):
             "are on shift (critical: all of them). Empty: never."
         ),
     )
+    internal = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=(
+            "Used by the product itself (the delivery canaries, SPEC 16): nobody subscribes to "
+            "it and no report counts it."
+        ),
+    )
 
     objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
@@ -163,7 +171,10 @@ class Subscription(models.Model):
     """A user or a role (an auth Group) receives one message type in one warehouse."""
 
     message_type = models.ForeignKey(
-        MessageType, on_delete=models.CASCADE, related_name="subscriptions"
+        MessageType,
+        on_delete=models.CASCADE,
+        related_name="subscriptions",
+        limit_choices_to={"internal": False},  # the admin offers no internal type
     )
     warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="subscriptions")
     user = models.ForeignKey(
@@ -214,6 +225,14 @@ class Subscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.message_type.code} @ {self.warehouse.code} → {self.subscriber_label}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Whatever saves it (the admin, the API, code): an internal type reaches nobody.
+        if MessageType.objects.filter(pk=self.message_type_id, internal=True).exists():
+            raise ValidationError(
+                {"message_type": "This message type is the product's own: nobody subscribes to it."}
+            )
+        super().save(*args, **kwargs)
 
     @property
     def subscriber_label(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from config import beat, keyfamilies
+from delivery import keys as delivery_keys
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from notifications import keys
@@ -63,6 +64,10 @@ def built_keys() -> list[str]:
         subscription_keys.mirror_rebuilding(),
         directory_keys.version_key(),
         directory_keys.session("0123456789abcdefghijklmnopqrstuv"),
+        delivery_keys.sent(w),
+        delivery_keys.arrived(w),
+        delivery_keys.stream_servers(),
+        delivery_keys.checked(),
     ]
 
 
