@@ -14,7 +14,7 @@ class BulkSubscribeForm(forms.Form):
     """Subscribe several users and roles to several message types in several warehouses."""
 
     message_types = forms.ModelMultipleChoiceField(
-        queryset=MessageType.objects.all(),
+        queryset=MessageType.objects.filter(internal=False),
         widget=FilteredSelectMultiple("message types", is_stacked=False),
     )
     warehouses = forms.ModelMultipleChoiceField(

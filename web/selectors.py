@@ -42,5 +42,6 @@ def warehouse_choices_for(*, user: User) -> list[WarehouseChoice]:
 
 def message_type_names(*, language: str | None) -> dict[str, str]:
     """Message type code -> its name in `language`, for every type (inactive ones too: their
-    notifications live on until they expire)."""
-    return {mt.code: mt.display_name(language) for mt in MessageType.objects.all()}
+    notifications live on until they expire), but the product's own (canaries)."""
+    types = MessageType.objects.filter(internal=False)
+    return {mt.code: mt.display_name(language) for mt in types}
