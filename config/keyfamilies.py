@@ -353,7 +353,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         "wms:delivery:checked",
         "string",
-        'the last delivery check as JSON (`at`, the codes of the warehouses `late` and `missing`); `/healthz` reads it',
+        "the last delivery check as JSON (`at`, the codes of the warehouses `late` and `missing`); `/healthz` reads it",
         "delivery/store.py",
     ),
     KeyFamily(
