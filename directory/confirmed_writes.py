@@ -2,12 +2,17 @@
 
 A publish outside a request (a rule, a task, a shift handover) read the directory's version
 in a round trip of its own, to know that the message type and the warehouse it resolved were
-still current, before its script. `optimistically` runs such work on the version this process
+still current, before its script. `writing()` runs such a write on the version this process
 already holds (an unconfirmed directory.snapshot.Snapshot); the script then checks that
-version as its first step (lua/version_check.lua) and writes nothing when it has moved on, and
-the work runs again from a fresh directory (directory/held.py). Unlike a poll, a write cannot
-be confirmed after the fact: its fan-out is done. So the check sits inside the one call that
-writes.
+version as its first step (lua/version_check.lua) and writes nothing when it has moved on.
+Unlike a poll, a write cannot be confirmed after the fact: its fan-out is done. So the check
+sits inside the one call that writes.
+
+There is no retry here: the write's own loop (notifications/publishing.py) decides what a
+moved directory costs it. Outside a request the write owns its scope and `refresh`es it (what
+follows reads the directory afresh, confirmed); within a request the request read more than
+the write from the directory, so `refresh` raises DirectoryChanged and the request answers
+again by its own rule (directory/held.py).
 
 On Redis Cluster the version lives on another master than a warehouse's keys, so the script
 cannot read it: there `holding()` changes nothing, the version is read first as before, and
@@ -16,20 +21,20 @@ the script is given nothing to confirm.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TypeVar
 
 from redis.exceptions import RedisError
 
-from . import cache, held
+from . import cache
 from .keys import version_key
 
 # The script's reply when the version moved on (lua/version_check.lua): nothing was written.
 MOVED = -2
 
 T = TypeVar("T")
-P = ParamSpec("P")
 
 
 def check(same_slot_key: str) -> tuple[str, str]:
@@ -41,47 +46,51 @@ def check(same_slot_key: str) -> tuple[str, str]:
     return version_key(), held.version
 
 
-def settle(reply_status: int) -> None:
-    """After the script: DirectoryChanged when it found the version moved on (it wrote
-    nothing), else the request's snapshot stands confirmed for the rest of the work."""
-    cache.settle(cache.snapshot(), moved=reply_status == MOVED)
+@dataclass(frozen=True)
+class Write:
+    """One write's use of the directory. `owned`: the write opened the request's scope itself
+    (it runs outside a request), so it may refresh the directory and go on."""
 
+    owned: bool
 
-def optimistically(work: Callable[[], T]) -> T:
-    """`work()` on the directory this process holds, when not within a request (which has
-    read the version already); run again from a fresh directory when what it held had moved
-    on (directory/held.py).
-
-    `work` must write only through scripts guarded here, and settle each reply. An exception
-    it raises from what it held (an inactive warehouse, an unknown type) is confirmed before
-    it leaves, as a poll's 404 is; a Redis error is not retried: a script that timed out may
-    have written.
-    """
-    if cache.within_request():
-        return work()
-
-    def attempt() -> T:
-        with cache.request_scope(), cache.holding():
-            try:
-                return work()
-            except (cache.DirectoryChanged, RedisError):
-                raise
-            except Exception:
-                cache.confirm_pending()  # DirectoryChanged if the refusal came from the past
-                raise
-
-    def again() -> T:
-        with cache.request_scope():
+    def confirmed(self, work: Callable[[], T]) -> T | None:
+        """`work()`, which resolves what the write names from the directory. When the write
+        owns its scope, an exception it raises from what the process held (an inactive
+        warehouse, an unknown type) is confirmed before it leaves, as a poll's 404 is; None
+        when that directory had moved on (`refresh`, then run it again). A Redis error is
+        not confirmed."""
+        if not self.owned:
             return work()
+        try:
+            return work()
+        except (cache.DirectoryChanged, RedisError):
+            raise
+        except Exception:
+            try:
+                cache.confirm_pending()
+            except cache.DirectoryChanged:
+                return None
+            raise
 
-    return held.answer(attempt, again=again)
+    def settle(self) -> None:
+        """The script found the version current (or wrote nothing that depends on it): the
+        request's snapshot stands confirmed for the rest of the work."""
+        cache.settle(cache.snapshot(), moved=False)
+
+    def refresh(self) -> None:
+        """The script found the version moved on (it wrote nothing): what follows reads the
+        directory afresh. Within a request, DirectoryChanged: the request answers again."""
+        if not self.owned:
+            cache.settle(cache.snapshot(), moved=True)
+        cache.read_afresh()
 
 
-def from_held_directory(function: Callable[P, T]) -> Callable[P, T]:
-    """Decorator: every call of `function` runs `optimistically`."""
-
-    @functools.wraps(function)
-    def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return optimistically(lambda: function(*args, **kwargs))
-
-    return run
+@contextmanager
+def writing() -> Iterator[Write]:
+    """The write's place in the directory: within a request, the request's own; outside one,
+    a request's scope of its own that starts from the version this process holds."""
+    if cache.within_request():
+        yield Write(owned=False)
+        return
+    with cache.request_scope(), cache.holding():
+        yield Write(owned=True)

@@ -8,7 +8,8 @@ reads or writes their data confirm it:
   (cache.read_confirmed); an answer that read no data is confirmed on its own
   (cache.confirm_pending) before it leaves (HeldDirectoryMixin below);
 - a publish: its script checks the version first and writes nothing when it moved on
-  (directory/confirmed_writes.py);
+  (directory/confirmed_writes.py); outside a request the publish's own retry loop resolves
+  again from a fresh directory (notifications/publishing.py), so `answer` is not used for it;
 - a stream open: the hub reads the version with the warehouse's cursor (stream/app.py).
 
 When the snapshot moved on (DirectoryChanged), `answer` runs the work's `again` once, from a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import uuid
@@ -16,10 +17,9 @@ from config import idempotency, jsonvalues, metrics, timestamps
 from config.errors import Invalid
 from directory import cache as directory
 from directory import confirmed_writes
-from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Warehouse
 
-from . import hooks, store
+from . import hooks, publishing, store
 from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
 from .rules.base import ALERT_KEY_MAX_LENGTH
 from .selectors import role_ids_of
@@ -142,7 +142,6 @@ def _validated_key(key: str | None) -> str | None:
     return key
 
 
-@confirmed_writes.from_held_directory  # one round trip: the script confirms the directory
 def publish(
     *,
     message_type: MessageType | str,
@@ -175,7 +174,48 @@ def publish(
     lost the subscription mirror (emptied, restarted empty, keys evicted) the warehouse's sets
     are rebuilt from the database first; if that cannot be done, SubscribersUnavailable (a
     Redis ConnectionError: the API answers 503) is raised and nothing is delivered.
+
+    Outside a request the type and warehouse come from the directory this process holds, and
+    the script confirms it (one round trip in steady state); what the script finds out of
+    date is retried by one loop with one budget (notifications/publishing.py).
     """
+
+    prepare = functools.partial(
+        _publication,
+        message_type=message_type,
+        warehouse=warehouse,
+        title=title,
+        body=body,
+        data=data,
+        ttl_seconds=ttl_seconds,
+        severity=severity,
+        key=key,
+        idempotency_key=idempotency_key,
+        idempotency_scope=idempotency_scope,
+        extra_inboxes=tuple(extra_inboxes),
+    )
+    # Within the write's scope to the end: the listeners read the same confirmed directory.
+    with confirmed_writes.writing() as write:
+        publication, delivery = publishing.deliver(write, prepare)
+        return _published(publication, delivery)
+
+
+def _publication(
+    *,
+    message_type: MessageType | str,
+    warehouse: Warehouse | int | str,
+    title: str,
+    body: str,
+    data: dict[str, Any] | None,
+    ttl_seconds: int | None,
+    severity: Severity | str | None,
+    key: str | None,
+    idempotency_key: str | None,
+    idempotency_scope: str,
+    extra_inboxes: tuple[str, ...],
+) -> publishing.Publication:
+    """publish()'s arguments resolved (from the directory as the publish holds it), checked
+    and made into the notification; PublishError when they cannot be."""
     message_type = resolve_message_type(message_type)
     warehouse = resolve_warehouse(warehouse)
     title, body, data, ttl = _validated_content(
@@ -217,71 +257,41 @@ def publish(
         key=key,
     )
     escalate_after = message_type.escalate_after_seconds
-    cursor, subscribers, replay = _deliver(
+    return publishing.Publication(
         notification,
         message_type_id=message_type.pk,
         escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
         guard=guard,
         extra_inboxes=extra_inboxes,
     )
-    if replay is not None:
+
+
+def _published(publication: publishing.Publication, delivery: store.Delivery) -> PublishResult:
+    """The result of a publish the script stored (or had stored, for a replay), counted and
+    announced to the features that follow publishes up."""
+    notification, reply = publication.notification, delivery.reply
+    if reply.replay is not None:
         metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
-        first = json.loads(replay.answer)
+        first = json.loads(reply.replay.answer)
         return PublishResult(
             id=first["id"],
             recipients=first["recipients"],
-            cursor=cursor,
+            cursor=reply.cursor,
             created_at_ms=first["created_at_ms"],
             replayed=True,
         )
-    metrics.PUBLISHES.labels(message_type.code).inc()
+    subscribers = delivery.inboxes
+    metrics.PUBLISHES.labels(notification.message_type).inc()
     metrics.DELIVERIES.inc(len(subscribers))
-    if int(cursor):  # stored (to subscribers, or due for escalation): features follow it up
+    if reply.cursor:  # stored (to subscribers, or due for escalation): features follow it up
         hooks.announce(hooks.Published(notification, subscribers))
     return PublishResult(
         id=notification.id,
         recipients=len(subscribers),
-        cursor=cursor,
-        created_at_ms=created,
+        cursor=reply.cursor,
+        created_at_ms=notification.created_at_ms,
         subscribers=subscribers,
     )
-
-
-def _deliver(
-    notification: Notification,
-    *,
-    message_type_id: int,
-    escalate_at_ms: int | None,
-    guard: idempotency.Guard | None = None,
-    extra_inboxes: Sequence[str] = (),
-) -> store.Delivery:
-    """store.deliver, rebuilding the warehouse's subscriber sets once if Redis lost them."""
-    try:
-        return store.deliver(
-            notification,
-            message_type_id=message_type_id,
-            escalate_at_ms=escalate_at_ms,
-            guard=guard,
-            extra_inboxes=extra_inboxes,
-        )
-    except store.NotMirrored:
-        # Inside a transaction, what it changed is mirrored at its commit, never from here:
-        # a rollback must not leave Redis holding subscriptions that never were (SPEC 1).
-        subscription_services.rebuild_warehouse(
-            notification.warehouse, skip=subscription_services.uncommitted_pairs()
-        )
-    try:
-        return store.deliver(
-            notification,
-            message_type_id=message_type_id,
-            escalate_at_ms=escalate_at_ms,
-            guard=guard,
-            extra_inboxes=extra_inboxes,
-        )
-    except store.NotMirrored as exc:
-        raise store.SubscribersUnavailable(
-            "The subscriptions of this warehouse are being restored in Redis; retry shortly."
-        ) from exc
 
 
 def mark_read(

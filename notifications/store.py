@@ -7,16 +7,13 @@ import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from django.utils.translation import gettext
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from config import idempotency
 from config.errors import Unavailable
 from config.redis import Batch, get_redis
-from directory import cache as directory
 from directory import confirmed_writes
 from subscriptions import keys as subscription_keys
-from subscriptions.store import token_count
 
 from . import keys
 from .domain import Notification, Severity
@@ -24,6 +21,7 @@ from .readmodel import CURSOR_PER_MS, cursor_at, delivery, route_class
 from .readmodel.changes import report_retention_ms
 from .readmodel.delivery import EventView, event_read_state_call, event_view, remove_expired
 from .readmodel.layout import report_day
+from .readmodel.replies import PublishReply, PublishStatus
 from .readmodel.scripts import EVENT_READ_STATE
 from .readmodel.views import (
     latest_unread,
@@ -38,6 +36,8 @@ __all__ = [
     "CURSOR_PER_MS",
     "EVENT_READ_STATE",
     "EventView",
+    "PublishReply",
+    "PublishStatus",
     "cursor_at",
     "event_read_state_call",
     "event_view",
@@ -53,14 +53,9 @@ __all__ = [
 
 
 class StaleSubscribers(Unavailable):
-    """The subscriber set kept changing while publishing (retries exhausted): try again soon."""
+    """The subscriber set kept changing while publishing (its budget spent): try again soon."""
 
     default_code = "subscribers_changing"
-
-
-class NotMirrored(Exception):
-    """Redis does not hold the pair's subscribers (no token, or a set that lost members):
-    publishing must rebuild the pair from the database first, never deliver to nobody."""
 
 
 class SubscribersUnavailable(RedisConnectionError):
@@ -98,12 +93,11 @@ subscriber_cache = _SubscriberCache()
 
 
 class Delivery(NamedTuple):
-    """What deliver did: the cursor (0: nobody to deliver to) and the inboxes it reached, or,
-    for a request made before with the same Idempotency-Key, what that one did (`replay`)."""
+    """One call of the publish script: its reply, and the inboxes it was sent to (those it
+    reached when the reply is DELIVERED)."""
 
-    cursor: int
-    subscribers: tuple[str, ...]
-    replay: idempotency.Replay | None = None
+    reply: PublishReply
+    inboxes: tuple[str, ...]
 
 
 def deliver(
@@ -111,73 +105,56 @@ def deliver(
     *,
     message_type_id: int,
     escalate_at_ms: int | None = None,
-    attempts: int = 3,
     guard: idempotency.Guard | None = None,
     extra_inboxes: Sequence[str] = (),
 ) -> Delivery:
-    """Fan out into every subscriber inbox (and `extra_inboxes`, subscriber ids such as
-    "r:<id>" that receive it whether or not they subscribe). Cursor 0: nobody.
+    """One try at fanning out into every subscriber inbox this process knows of (and
+    `extra_inboxes`, subscriber ids such as "r:<id>" that receive it whether or not they
+    subscribe); the script writes only if that list, the mirror and the request's directory
+    are current, and its reply says which was not (notifications/publishing.py retries).
 
     The same call opens its lifecycle: flags (open, its severity), its escalation due time
-    (`escalate_at_ms`, None: never) and its count in today's report. Raises NotMirrored when
-    Redis has lost the pair's subscribers. With a `guard` (an Idempotency-Key), the record of
-    the request is stored with the notification, and a request made before answers its
-    Replay instead (its answer: `publish_answer`) and writes nothing.
+    (`escalate_at_ms`, None: never) and its count in today's report. With a `guard` (an
+    Idempotency-Key), the record of the request is stored with the notification, and a
+    request made before answers its Replay instead (its answer: `publish_answer`) and writes
+    nothing.
     """
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
     guard = guard or idempotency.Guard.none(keys.sequence(warehouse_id))
-    subscriber_keys = (
-        subscription_keys.subscribers(warehouse_id, message_type_id),
-        subscription_keys.subscribers_token(warehouse_id, message_type_id),
+    token, subscribers, route = subscriber_cache.entry(pair)
+    if not set(extra_inboxes) <= set(subscribers):
+        subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
+        route = route_class(subscribers)
+    reply = delivery.publish(
+        warehouse_id=warehouse_id,
+        subscriber_keys=(
+            subscription_keys.subscribers(warehouse_id, message_type_id),
+            subscription_keys.subscribers_token(warehouse_id, message_type_id),
+        ),
+        subscribers=subscribers,
+        token=token,
+        now_ms=notification.created_at_ms,
+        args=[
+            notification.id,
+            notification.to_json(),
+            notification.expires_at_ms,
+            Severity(notification.severity).level,
+            "" if escalate_at_ms is None else escalate_at_ms,
+            notification.message_type,
+            report_retention_ms(),
+            route,
+        ],
+        version=confirmed_writes.check(keys.sequence(warehouse_id)),
+        guard=guard,
+        answer=publish_answer(notification, recipients=len(subscribers)),
     )
-    for _ in range(attempts):
-        version = confirmed_writes.check(keys.sequence(warehouse_id))
-        token, subscribers, route = subscriber_cache.entry(pair)
-        if not set(extra_inboxes) <= set(subscribers):
-            subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
-            route = route_class(subscribers)
-        reply = delivery.publish(
-            warehouse_id=warehouse_id,
-            subscriber_keys=subscriber_keys,
-            subscribers=subscribers,
-            token=token,
-            now_ms=notification.created_at_ms,
-            args=[
-                notification.id,
-                notification.to_json(),
-                notification.expires_at_ms,
-                Severity(notification.severity).level,
-                "" if escalate_at_ms is None else escalate_at_ms,
-                notification.message_type,
-                report_retention_ms(),
-                route,
-            ],
-            version=version,
-            guard=guard,
-            answer=publish_answer(notification, recipients=len(subscribers)),
-        )
-        replay = guard.replayed(reply)
-        if replay is not None:  # the first attempt's answer, whatever changed since
-            directory.settle(directory.snapshot(), moved=False)
-            return Delivery(int(replay.reply[1]), (), replay)
-        status = int(reply[0])
-        confirmed_writes.settle(status)  # DirectoryChanged when it moved on: nothing written
-        if status == 1:
-            return Delivery(int(reply[1]), subscribers)
-        if status == -1:
-            raise NotMirrored(f"Redis holds no subscribers of {pair}")
-        token, members = _text(reply[1]), [_text(m) for m in reply[2:]]
-        count = token_count(token)
-        if count is not None and count != len(members):
-            raise NotMirrored(f"The subscriber set of {pair} lost members")
-        subscriber_cache.put(pair, token, members)
-    raise StaleSubscribers(
-        gettext(
-            "The subscribers changed %(attempts)d times while publishing; please retry shortly."
-        )
-        % {"attempts": attempts}
-    )
+    return Delivery(reply, subscribers)
+
+
+def remember_subscribers(pair: tuple[int, int], reply: PublishReply) -> None:
+    """Keep the subscriber set the script sent back (STALE_SUBSCRIBERS) for the next try."""
+    subscriber_cache.put(pair, reply.token, reply.members)
 
 
 def idempotency_guard(

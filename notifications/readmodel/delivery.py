@@ -12,6 +12,7 @@ from config.redis import Batch, as_text
 
 from .. import keys
 from . import layout, scripts
+from .replies import PublishReply, publish_reply
 
 
 def publish(
@@ -25,9 +26,9 @@ def publish(
     version: tuple[str, str],
     guard: Guard,
     answer: str,
-) -> Any:
-    """One call of lua/publish.lua (its header names `args`: ARGV[3..10])."""
-    return scripts.PUBLISH.run(
+) -> PublishReply:
+    """One call of lua/publish.lua (its header names `args`: ARGV[3..10]), its reply decoded."""
+    reply = scripts.PUBLISH.run(
         [
             *layout.warehouse_keys(warehouse_id, now_ms),
             *subscriber_keys,
@@ -38,6 +39,7 @@ def publish(
         answer=answer,
         version=version,
     )
+    return publish_reply(reply, guard)
 
 
 def remove_expired(

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, NamedTuple
 
+from config.idempotency import Guard, Replay
 from config.redis import as_text
+from directory.confirmed_writes import MOVED
+from subscriptions.store import token_count
 
 from ..domain import InboxItem, Lifecycle, Notification, Severity, ViewVersion
 
@@ -84,3 +89,50 @@ class View(NamedTuple):
 
 def view(reply: list[Any]) -> View:
     return View(named(VIEW_HEAD, reply), reply[len(VIEW_HEAD) :])
+
+
+class PublishStatus(StrEnum):
+    """What one call of lua/publish.lua did (its header's Returns). Only the first two wrote
+    (or had written): each of the others names what the caller brought that was not current,
+    and notifications/publishing.py gives each its one remedy."""
+
+    DELIVERED = "delivered"  # {1, cursor}; cursor 0: nobody to deliver to, nothing to escalate
+    REPLAYED = "replayed"  # a request made before with the same Idempotency-Key: its answer
+    DIRECTORY_MOVED = "directory_moved"  # {-2}: the caller's directory is no longer current
+    NOT_MIRRORED = "not_mirrored"  # {-1}: Redis holds no token for the pair
+    LOST_MEMBERS = "lost_members"  # {0, token, member...}: fewer members than its token says
+    STALE_SUBSCRIBERS = "stale_subscribers"  # {0, token, member...}: the set was written since
+
+
+@dataclass(frozen=True, slots=True)
+class PublishReply:
+    """lua/publish.lua's reply, decoded: `cursor` when DELIVERED or REPLAYED, the set's
+    `token` and `members` when they were sent back, the first attempt's `replay`."""
+
+    status: PublishStatus
+    cursor: int = 0
+    token: str = ""
+    members: tuple[str, ...] = ()
+    replay: Replay | None = None
+
+
+def publish_reply(reply: Any, guard: Guard) -> PublishReply:
+    """The one decoding of lua/publish.lua's reply (KeyReused when the guard's key came with
+    another request)."""
+    replay = guard.replayed(reply)
+    if replay is not None:  # the first attempt's answer, whatever changed since
+        return PublishReply(PublishStatus.REPLAYED, cursor=int(replay.reply[1]), replay=replay)
+    status = int(reply[0])
+    if status == 1:
+        return PublishReply(PublishStatus.DELIVERED, cursor=int(reply[1]))
+    if status == MOVED:
+        return PublishReply(PublishStatus.DIRECTORY_MOVED)
+    if status == -1:
+        return PublishReply(PublishStatus.NOT_MIRRORED)
+    if status == 0:
+        token, members = as_text(reply[1]), tuple(as_text(m) for m in reply[2:])
+        count = token_count(token)
+        lost = count is not None and count != len(members)
+        kind = PublishStatus.LOST_MEMBERS if lost else PublishStatus.STALE_SUBSCRIBERS
+        return PublishReply(kind, token=token, members=members)
+    raise ValueError(f"publish.lua answered {reply!r}")
