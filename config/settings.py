@@ -469,6 +469,9 @@ WEB_PUSH_MIN_SEVERITY = env("WEB_PUSH_MIN_SEVERITY", default="critical")
 # The longest one push request may take, all of it: connect, TLS handshake, send, and the
 # answer (a request whose status has not come by then counts as unanswered, and is retried).
 WEB_PUSH_TIMEOUT_SECONDS = env.float("WEB_PUSH_TIMEOUT_SECONDS", default=10.0)
+# An alert's posts go out at once, at most this many at a time (threads of the push worker),
+# so one slow push service delays no other browser.
+WEB_PUSH_CONCURRENCY = env.int("WEB_PUSH_CONCURRENCY", default=16)
 # The most of a push service's answer body that is read; the rest is left unread (the status
 # decides the outcome). Push services answer a few hundred bytes at most.
 WEB_PUSH_MAX_RESPONSE_BYTES = env.int("WEB_PUSH_MAX_RESPONSE_BYTES", default=64 * 1024)

@@ -6,8 +6,10 @@ import email.utils
 import hmac
 import logging
 import random
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -135,29 +137,39 @@ class Attempt:
     error: str = ""
 
 
-def send(
-    subscription: PushSubscription, alert: payload.Alert, *, session: requests.Session
-) -> Attempt:
-    """Post the alert, encrypted for the browser (RFC 8291 aes128gcm) and signed with the VAPID
-    key (RFC 8292), to the subscription's push service, and record what happened.
+@dataclass(frozen=True)
+class Posted:
+    """What one post got from its push service (no database read or written to get it): an
+    HTTP status (None: no answer), its Retry-After, and an error in words; or `skipped`."""
 
-    Not retried here: RETRY says the caller may try again (no answer, 429, 5xx). GONE (404,
-    410) deleted the subscription. The metric counts every outcome but RETRY, which the caller
-    counts once it knows whether a retry follows.
-    """
+    status: int | None = None
+    retry_after: str | None = None
+    error: str = ""
+    skipped: str = ""  # not posted, and why
+
+
+def post(
+    subscription: PushSubscription,
+    alert: payload.Alert,
+    *,
+    private_key: str,
+    session: requests.Session,
+) -> Posted:
+    """Post the alert, encrypted for the browser (RFC 8291 aes128gcm) and signed with the VAPID
+    key (RFC 8292), to the subscription's push service. Touches no database: safe in a thread
+    of its own (`send_all`)."""
     try:
         hosts.check_endpoint(subscription.endpoint)
     except hosts.EndpointRefused as exc:
-        return _skipped(f"endpoint refused: {exc}")
+        return Posted(skipped=f"endpoint refused: {exc}")
     ttl = alert.ttl_seconds(timestamps.now_ms())
     if ttl <= 0:
-        return _skipped("expired")
-    pair = keys.current()
+        return Posted(skipped="expired")
     try:
         webpush(
             subscription_info=subscription.as_webpush_info(),
             data=payload.encode(alert),  # bytes: pywebpush encrypts them as they are
-            vapid_private_key=Vapid.from_raw(pair.private_key.encode()),
+            vapid_private_key=Vapid.from_raw(private_key.encode()),
             vapid_claims={"sub": settings.WEB_PUSH_SUBJECT},
             content_encoding="aes128gcm",
             ttl=ttl,
@@ -167,26 +179,73 @@ def send(
         )
     except WebPushException as exc:
         status = exc.status_code
-        if status in (404, 410):
-            PushSubscription.objects.filter(pk=subscription.pk).delete()
-            metrics.PUSHES.labels(Outcome.GONE).inc()
-            logger.info("Push subscription %s is gone (%s): deleted", subscription.pk, status)
-            return Attempt(Outcome.GONE)
         error = f"HTTP {status}" if status is not None else str(exc)[:200]
-        _record_failure(subscription, error)
-        if status is not None and (status == 429 or status >= 500):
-            return Attempt(Outcome.RETRY, _retry_after(exc.retry_after), error)
-        metrics.PUSHES.labels(Outcome.FAILED).inc()
-        return Attempt(Outcome.FAILED, error=error)
+        return Posted(status=status, retry_after=exc.retry_after, error=error)
     except (requests.RequestException, OSError) as exc:
-        error = f"{type(exc).__name__}: {exc}"[:200]
-        _record_failure(subscription, error)
-        return Attempt(Outcome.RETRY, error=error)
-    PushSubscription.objects.filter(pk=subscription.pk).update(
-        last_success_at=timezone.now(), failures=0, last_error=""
-    )
-    metrics.PUSHES.labels(Outcome.SENT).inc()
-    return Attempt(Outcome.SENT)
+        return Posted(error=f"{type(exc).__name__}: {exc}"[:200])
+    return Posted(status=201)
+
+
+def record(subscription: PushSubscription, posted: Posted) -> Attempt:
+    """Record what a post got, and what the caller may do next.
+
+    Not retried here: RETRY says the caller may try again (no answer, 429, 5xx). GONE (404,
+    410) deleted the subscription. The metric counts every outcome but RETRY, which the caller
+    counts once it knows whether a retry follows.
+    """
+    if posted.skipped:
+        return _skipped(posted.skipped)
+    status = posted.status
+    if status is not None and 200 <= status < 300:
+        PushSubscription.objects.filter(pk=subscription.pk).update(
+            last_success_at=timezone.now(), failures=0, last_error=""
+        )
+        metrics.PUSHES.labels(Outcome.SENT).inc()
+        return Attempt(Outcome.SENT)
+    if status in (404, 410):
+        PushSubscription.objects.filter(pk=subscription.pk).delete()
+        metrics.PUSHES.labels(Outcome.GONE).inc()
+        logger.info("Push subscription %s is gone (%s): deleted", subscription.pk, status)
+        return Attempt(Outcome.GONE)
+    _record_failure(subscription, posted.error)
+    if status is None or status == 429 or status >= 500:
+        return Attempt(Outcome.RETRY, _retry_after(posted.retry_after), posted.error)
+    metrics.PUSHES.labels(Outcome.FAILED).inc()
+    return Attempt(Outcome.FAILED, error=posted.error)
+
+
+def send(
+    subscription: PushSubscription, alert: payload.Alert, *, session: requests.Session
+) -> Attempt:
+    """Post the alert to one subscription and record what happened (a retry)."""
+    posted = post(subscription, alert, private_key=keys.current().private_key, session=session)
+    return record(subscription, posted)
+
+
+def send_all(
+    subscriptions: Sequence[PushSubscription],
+    alert: payload.Alert,
+    *,
+    session_factory: Callable[[], requests.Session],
+) -> list[Attempt]:
+    """Post the alert to every subscription at once, at most WEB_PUSH_CONCURRENCY at a time, so
+    one slow push service delays no other browser; then record each outcome, in this thread
+    (the posts touch no database). Each thread posts with a session of its own."""
+    if not subscriptions:
+        return []
+    private_key = keys.current().private_key
+    local = threading.local()
+
+    def post_one(subscription: PushSubscription) -> Posted:
+        session = getattr(local, "session", None)
+        if session is None:
+            session = local.session = session_factory()
+        return post(subscription, alert, private_key=private_key, session=session)
+
+    workers = max(1, min(settings.WEB_PUSH_CONCURRENCY, len(subscriptions)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="push") as pool:
+        posted = list(pool.map(post_one, subscriptions))
+    return [record(s, p) for s, p in zip(subscriptions, posted, strict=True)]
 
 
 def _skipped(reason: str) -> Attempt:

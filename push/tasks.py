@@ -25,10 +25,10 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     browser whose push service did not answer gets its own retries (`push_retry`).
 
     Users off shift in the alert's warehouse (SPEC 13) are not pushed, unless it is critical:
-    their inbox has it all the same."""
+    their inbox has it all the same. The posts go out at once (at most WEB_PUSH_CONCURRENCY at
+    a time), so one slow push service delays no other browser."""
     note = Alert.from_json(alert)
     counts: dict[str, int] = {}
-    session = PushSession()
     reached = selectors.subscriptions_reached(warehouse_id=note.warehouse, inboxes=inboxes)
     if note.severity != Severity.CRITICAL:
         on_shift = selectors.on_shift_only(reached, warehouse_id=note.warehouse)
@@ -36,8 +36,8 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
             counts[services.Outcome.OFF_SHIFT] = len(reached) - len(on_shift)
             metrics.PUSHES.labels(services.Outcome.OFF_SHIFT).inc(len(reached) - len(on_shift))
         reached = on_shift
-    for subscription in reached:
-        attempt = services.send(subscription, note, session=session)
+    attempts = services.send_all(reached, note, session_factory=PushSession)
+    for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:
             _retry_later(subscription.pk, alert, retry=1, retry_after=attempt.retry_after)
         counts[attempt.outcome] = counts.get(attempt.outcome, 0) + 1

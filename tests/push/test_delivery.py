@@ -311,3 +311,29 @@ def test_backoff_doubles_with_jitter_and_honours_retry_after(
     settings.WEB_PUSH_RETRY_MAX_SECONDS = 600
     for _ in range(50):
         assert low <= services.backoff_seconds(retries, retry_after) <= high
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_slow_push_service_delays_no_other_browser(
+    warehouse, crew, send, push_service, browser_at, subscribe, celery_eager, settings
+):
+    """An alert's posts go out at once: a push service that answers one byte every 0.1 s
+    (about 8 s) does not hold back the post to another browser (issue 42: one slow endpoint
+    made a healthy one wait 17-20 s)."""
+    import threading
+
+    settings.WEB_PUSH_TIMEOUT_SECONDS = 30
+    rita, ralf, _ = crew
+    subscribe(rita, browser_at("slow"), warehouse)  # first in the list of subscriptions
+    subscribe(ralf, browser_at("fast"), warehouse)
+    slow = push_service.trickle("slow", every=0.1)
+
+    publishing = threading.Thread(target=send)  # eager: the push runs in the publishing thread
+    publishing.start()
+    try:
+        assert eventually(lambda: push_service.to("fast"))
+        assert slow.sent < slow.size  # the slow answer is still coming in
+    finally:
+        publishing.join(timeout=60)
+    assert slow.done.wait(timeout=30)
+    assert PushSubscription.objects.get(endpoint=browser_at("fast").endpoint).last_success_at
