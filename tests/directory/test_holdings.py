@@ -166,3 +166,34 @@ def test_a_receiver_is_held_strongly():
     with request_scope():
         _, after = cache.checked()
     assert after != before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_subscription_made_in_another_process_reaches_the_next_publish(
+    warehouse, rep_notice, make_user, client_for, tmp_path
+):
+    """Subscriptions are not held per process but mirrored into Redis (the publisher checks
+    the set's token in its fan-out script): one made in another process is honoured by this
+    process's next publish."""
+    from notifications.services import publish
+
+    nina = make_user("nina")
+    first = publish(message_type=rep_notice, warehouse=warehouse, title="Before")
+    assert first.recipients == 0  # nobody subscribes yet; this process now holds the set
+
+    another_process.run(
+        f"""
+        from django.contrib.auth.models import User
+        from subscriptions.models import Subscription
+        Subscription.objects.create(
+            message_type_id={rep_notice.pk}, warehouse_id={warehouse.pk},
+            user=User.objects.get(username="nina"),
+        )
+        """,
+        tmp_path,
+    )
+
+    second = publish(message_type=rep_notice, warehouse=warehouse, title="After")
+    assert second.recipients == 1
+    unread = client_for(nina).get("/api/v1/notifications/unread/", {"warehouse": warehouse.pk})
+    assert unread.json()["unread_count"] == 1
