@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from subscriptions.models import MessageType
 
@@ -30,14 +32,21 @@ class AlertActionAdmin(admin.ModelAdmin):
     readonly_fields = ["secret"]
     actions = ["new_secret"]
 
-    @admin.action(description="Generate a new secret (the WMS must be given it)")
+    @admin.action(description=_("Generate a new secret (the WMS must be given it)"))
     def new_secret(self, request: HttpRequest, queryset: QuerySet[AlertAction]) -> None:
         if not self.has_change_permission(request):
             return
         for action in queryset:
             action.secret = generate_secret()
             action.save(update_fields=["secret"])
-        self.message_user(request, f"{queryset.count()} actions have a new secret.")
+        count = queryset.count()
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d action has a new secret.", "%(count)d actions have a new secret.", count
+            )
+            % {"count": count},
+        )
 
 
 class AlertActionInline(admin.TabularInline):

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ActionsConfig(AppConfig):
     name = "actions"
-    verbose_name = "Alert actions"
+    verbose_name = _("Alert actions")
 
     def ready(self) -> None:
         from notifications import hooks

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from config import timestamps
@@ -20,7 +21,7 @@ from subscriptions.models import MessageType, Warehouse
 
 URL_MAX_LENGTH = 1024
 action_code_validator = RegexValidator(
-    r"^[a-z0-9][a-z0-9_-]*$", "Use small letters, digits, '_' and '-' (e.g. replenish-task)."
+    r"^[a-z0-9][a-z0-9_-]*$", _("Use small letters, digits, '_' and '-' (e.g. replenish-task).")
 )
 
 
@@ -55,50 +56,67 @@ class AlertAction(models.Model):
     """One action offered on the alerts of a message type, e.g. "Replenishment task created"."""
 
     message_type = models.ForeignKey(
-        MessageType, on_delete=models.CASCADE, related_name="alert_actions"
+        MessageType,
+        on_delete=models.CASCADE,
+        related_name="alert_actions",
+        verbose_name=_("message type"),
     )
     code = models.CharField(
+        _("code"),
         max_length=32,
         validators=[action_code_validator],
-        help_text="Unique within the message type; the API names the action by it.",
+        help_text=_("Unique within the message type; the API names the action by it."),
     )
-    label = models.CharField(max_length=100, help_text="What the button says (English).")
+    label = models.CharField(
+        _("label"), max_length=100, help_text=_("What the button says (English).")
+    )
     label_zh = models.CharField(
-        "label in Chinese", max_length=100, blank=True, help_text="Empty: the English label."
+        _("label in Chinese"), max_length=100, blank=True, help_text=_("Empty: the English label.")
     )
     url = models.CharField(
-        "webhook URL",
+        _("webhook URL"),
         max_length=URL_MAX_LENGTH,
-        help_text="https:// on a host in ALERT_WEBHOOK_ALLOWED_HOSTS; it receives a signed POST "
-        "per run.",
+        help_text=_(
+            "https:// on a host in ALERT_WEBHOOK_ALLOWED_HOSTS; it receives a signed POST per run."
+        ),
     )
     secret = models.CharField(
+        _("secret"),
         max_length=64,
         default=generate_secret,
         validators=[MinLengthValidator(32)],
-        help_text="Signs each call (X-WMS-Signature: sha256=<HMAC-SHA256 of the body>). "
-        "Generated; give it to the WMS.",
+        help_text=_(
+            "Signs each call (X-WMS-Signature: sha256=<HMAC-SHA256 of the body>). "
+            "Generated; give it to the WMS."
+        ),
     )
     resolves = models.BooleanField(
-        default=False, help_text="A successful run resolves the alert (by the one who pressed)."
+        _("resolves"),
+        default=False,
+        help_text=_("A successful run resolves the alert (by the one who pressed)."),
     )
     confirm_field = models.CharField(
+        _("confirm field"),
         max_length=64,
         blank=True,
-        help_text="A key of the notification's data (e.g. bin) whose value must be scanned "
-        "to run it. Empty: no scan.",
+        help_text=_(
+            "A key of the notification's data (e.g. bin) whose value must be scanned "
+            "to run it. Empty: no scan."
+        ),
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(_("active"), default=True)
 
     objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
+        verbose_name = _("alert action")
+        verbose_name_plural = _("alert actions")
         ordering = ["message_type__code", "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["message_type", "code"],
                 name="alert_action_unique_code",
-                violation_error_message="This message type has an action with this code.",
+                violation_error_message=_("This message type has an action with this code."),
             )
         ]
 
@@ -120,9 +138,9 @@ class AlertAction(models.Model):
 
 
 class RunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", _("Pending")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
 
 
 class ActionRun(models.Model):
@@ -130,29 +148,51 @@ class ActionRun(models.Model):
     (the outbox message has the same id). While one run of an action on an alert is pending or
     succeeded, pressing again answers that run: the database holds at most one such run."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    action = models.ForeignKey(AlertAction, on_delete=models.CASCADE, related_name="runs")
-    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="+")
-    notification_id = models.CharField(max_length=36, db_index=True)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    id = models.UUIDField(_("ID"), primary_key=True, default=uuid.uuid4, editable=False)
+    action = models.ForeignKey(
+        AlertAction, on_delete=models.CASCADE, related_name="runs", verbose_name=_("action")
     )
-    username = models.CharField(max_length=150, help_text="Who pressed it (kept if renamed).")
-    scan = models.CharField(max_length=200, blank=True)
-    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
-    result = models.TextField(blank=True, help_text="The webhook's answer (2,000 characters).")
-    created_at = models.DateTimeField(default=timestamps.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    warehouse = models.ForeignKey(
+        Warehouse, on_delete=models.CASCADE, related_name="+", verbose_name=_("warehouse")
+    )
+    notification_id = models.CharField(_("notification ID"), max_length=36, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    username = models.CharField(
+        _("username"), max_length=150, help_text=_("Who pressed it (kept if renamed).")
+    )
+    scan = models.CharField(_("scan"), max_length=200, blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING
+    )
+    result = models.TextField(
+        _("result"), blank=True, help_text=_("The webhook's answer (2,000 characters).")
+    )
+    created_at = models.DateTimeField(_("created at"), default=timestamps.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     message = models.OneToOneField(
-        "outbox.OutboxMessage", on_delete=models.PROTECT, null=True, related_name="+"
+        "outbox.OutboxMessage",
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        verbose_name=_("outbox message"),
     )
     # The press's Idempotency-Key (SPEC 11): a hash of the key, of the request, and the answer
     # it got, so that a retry with the key (within IDEMPOTENCY_TTL_SECONDS) gets that answer.
-    idempotency_key = models.CharField(max_length=32, blank=True)
-    idempotency_fingerprint = models.CharField(max_length=64, blank=True)
-    first_answer = models.JSONField(null=True, blank=True)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=32, blank=True)
+    idempotency_fingerprint = models.CharField(
+        _("idempotency fingerprint"), max_length=64, blank=True
+    )
+    first_answer = models.JSONField(_("first answer"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("action run")
+        verbose_name_plural = _("action runs")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
@@ -168,4 +208,9 @@ class ActionRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.action} on {self.notification_id} by {self.username} ({self.status})"
+        return gettext("%(action)s on %(notification)s by %(user)s (%(status)s)") % {
+            "action": self.action,
+            "notification": self.notification_id,
+            "user": self.username,
+            "status": self.get_status_display(),
+        }

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from config import timestamps
 from notifications import selectors as notification_selectors
@@ -154,7 +155,9 @@ def _email(warehouse: Warehouse, reading: Reading, *, recovered: bool) -> None:
 
 
 def _describe(status: Status) -> str:
-    return _("late") if status == Status.LATE else _("missing")
+    if status == Status.LATE:
+        return pgettext("delivery status", "late")
+    return pgettext("delivery status", "missing")
 
 
 def _alarm_body(warehouse: Warehouse, reading: Reading) -> str:

@@ -45,8 +45,13 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
-    """Whether this port of 127.0.0.1 can be listened on now."""
+    """Whether this port of 127.0.0.1 can be listened on now, by redis-server.
+
+    With SO_REUSEADDR, as redis-server binds its own socket: connections of a server stopped
+    a moment ago wait in TIME_WAIT on the port for a minute, which refuses a plain bind but
+    not redis-server's. Without it a demo restarted right after Ctrl-C moved off its port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

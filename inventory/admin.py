@@ -7,6 +7,9 @@ from collections import defaultdict
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.text import format_lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from . import services
 from .models import Bin, ReplenishmentTask
@@ -15,11 +18,11 @@ DEMO_PICK = 10
 
 
 class NegativeStockFilter(admin.SimpleListFilter):
-    title = "stock"
+    title = _("stock")
     parameter_name = "stock"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
-        return [("negative", "Negative (needs replenishment)"), ("ok", "Zero or more")]
+        return [("negative", _("Negative (needs replenishment)")), ("ok", _("Zero or more"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "negative":
@@ -30,7 +33,8 @@ class NegativeStockFilter(admin.SimpleListFilter):
 
 
 @admin.action(
-    description=f"Pick wave: take {DEMO_PICK} from each selected bin", permissions=["change"]
+    description=format_lazy(_("Pick wave: take {count} from each selected bin"), count=DEMO_PICK),
+    permissions=["change"],
 )
 def pick_wave(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     by_warehouse: dict[int, dict[str, int]] = defaultdict(dict)
@@ -38,10 +42,11 @@ def pick_wave(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Quer
         by_warehouse[warehouse_id][code] = DEMO_PICK
     for warehouse_id, picks in by_warehouse.items():
         wave = services.run_pick_wave(warehouse=warehouse_id, picks=picks)
-        negative = ", ".join(wave.negative) or "none"
+        negative = ", ".join(wave.negative) or gettext("none")
         modeladmin.message_user(
             request,
-            f"Wave {wave.number}: picked from {len(picks)} bins; negative now: {negative}.",
+            gettext("Wave %(number)d: picked from %(count)d bins; negative now: %(negative)s.")
+            % {"number": wave.number, "count": len(picks), "negative": negative},
             messages.SUCCESS,
         )
 

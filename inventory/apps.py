@@ -1,8 +1,9 @@
 """App config of the inventory demo app."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class InventoryConfig(AppConfig):
     name = "inventory"
-    verbose_name = "Inventory (demo business tables)"
+    verbose_name = _("Inventory (demo business tables)")

@@ -1,11 +1,12 @@
 """Django app configuration of the chat."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class MessagingConfig(AppConfig):
     name = "messaging"
-    verbose_name = "Chat"
+    verbose_name = _("Chat")
 
     def ready(self) -> None:
         from config import orphans

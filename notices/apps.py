@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class NoticesConfig(AppConfig):
     name = "notices"
-    verbose_name = "Notices"
+    verbose_name = _("Notices")

@@ -20,6 +20,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from config import timestamps
 from config.users import signed_in
@@ -36,14 +38,21 @@ DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
 DRY_RUN_REFRESH_SECONDS = 2
 REPORT_TEMPLATE = "admin/notifications/alertreport/report.html"
 REPORT_DAY_CHOICES = (1, 7, 30)
+# A dry run's status in words (the stored values are English words).
+DRY_RUN_STATUS = {
+    DryRunStatus.PENDING.value: _("pending"),
+    DryRunStatus.RUNNING.value: _("running"),
+    DryRunStatus.PASSED.value: _("passed"),
+    DryRunStatus.FAILED.value: _("failed"),
+}
 
 
 class LastRunFilter(admin.SimpleListFilter):
-    title = "last run"
+    title = _("last run")
     parameter_name = "last_run"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
-        return [("failed", "Failed"), ("ok", "Succeeded"), ("never", "Never ran")]
+        return [("failed", _("Failed")), ("ok", _("Succeeded")), ("never", _("Never ran"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "failed":
@@ -77,9 +86,9 @@ class SqlRuleAdmin(admin.ModelAdmin):
             None,
             {"fields": ["name", "description", "message_type", "interval_seconds", "is_active"]},
         ),
-        ("Query", {"fields": ["query"]}),
+        (_("Query"), {"fields": ["query"]}),
         (
-            "Last run",
+            _("Last run"),
             {"fields": ["last_run_at", "last_result_count", "last_error", "last_dry_run"]},
         ),
     ]
@@ -103,48 +112,50 @@ class SqlRuleAdmin(admin.ModelAdmin):
             )
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    @admin.display(description="Type", ordering="message_type__code")
+    @admin.display(description=_("Type"), ordering="message_type__code")
     def message_type_code(self, rule: SqlRule) -> str:
         return rule.message_type.code
 
-    @admin.display(description="Every", ordering="interval_seconds")
+    @admin.display(description=_("Every"), ordering="interval_seconds")
     def every(self, rule: SqlRule) -> str:
         return f"{rule.interval_seconds} s"
 
-    @admin.display(description="Result count", ordering="last_result_count")
+    @admin.display(description=_("Result count"), ordering="last_result_count")
     def result_count(self, rule: SqlRule) -> int | None:
         return rule.last_result_count
 
-    @admin.display(description="OK", boolean=True)
+    @admin.display(description=_("OK"), boolean=True)
     def last_run_ok(self, rule: SqlRule) -> bool | None:
         return None if rule.last_run_at is None else not rule.last_error
 
-    @admin.display(description="Last error")
+    @admin.display(description=_("Last error"))
     def short_error(self, rule: SqlRule) -> str:
         error = rule.last_error
         return error if len(error) <= 80 else error[:79] + "…"
 
-    @admin.display(description="Last dry run")
+    @admin.display(description=_("Last dry run"))
     def last_dry_run(self, rule: SqlRule) -> str:
         latest = None if rule.pk is None else rule.dry_runs.first()
         if latest is None:
-            return "None yet"
+            return gettext("None yet")
         latest = dry_runs.dry_run_current(latest)
         return format_html(
             '<a href="{}">{} ({})</a>',
             self._results_url([latest.pk]),
-            latest.status,
+            DRY_RUN_STATUS.get(latest.status, latest.status),
             timestamps.iso(latest.created_at),
         )
 
     # A dry run executes the query like a real run: the same permission as editing the rule.
-    @admin.action(description="Dry run: preview the alerts, send nothing", permissions=["change"])
+    @admin.action(
+        description=_("Dry run: preview the alerts, send nothing"), permissions=["change"]
+    )
     def dry_run(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
         by = signed_in(request)
         requested = [dry_runs.dry_run_request(rule=rule, by=by) for rule in queryset]
         return HttpResponseRedirect(self._results_url([d.pk for d in requested]))
 
-    @admin.action(description="Run now (send the alerts)", permissions=["change"])
+    @admin.action(description=_("Run now (send the alerts)"), permissions=["change"])
     def run_now(self, request: HttpRequest, queryset: QuerySet) -> None:
         # Queued for a worker on the rules queue, as dry runs are: no web process waits on a
         # rule's SQL. Each run is recorded on its rule (the list's last run columns).
@@ -156,33 +167,45 @@ class SqlRuleAdmin(admin.ModelAdmin):
         except Exception as exc:  # the broker's errors vary: kombu, redis, OS
             self.message_user(
                 request,
-                f"Could not queue the run for a worker (is the broker reachable?): {exc}",
+                gettext(
+                    "Could not queue the run for a worker (is the broker reachable?): %(error)s"
+                )
+                % {"error": exc},
                 messages.ERROR,
             )
             return
         self.message_user(
             request,
-            f"Queued {len(ids)} rule(s) to run in a worker (the rules queue); each run shows in "
-            "its last run columns when it is done.",
+            ngettext(
+                "Queued %(count)d rule to run in a worker (the rules queue); its run shows in "
+                "its last run columns when it is done.",
+                "Queued %(count)d rules to run in a worker (the rules queue); each run shows in "
+                "its last run columns when it is done.",
+                len(ids),
+            )
+            % {"count": len(ids)},
         )
 
-    @admin.action(description="Activate selected", permissions=["change"])
+    @admin.action(description=_("Activate selected"), permissions=["change"])
     def activate(self, request: HttpRequest, queryset: QuerySet) -> None:
         passed = queryset.exclude(query="").filter(query=F("dry_run_passed_query"))
         waiting = sorted(
             queryset.exclude(pk__in=passed.values("pk")).values_list("name", flat=True)
         )
-        self.message_user(request, f"Activated {passed.update(is_active=True)}.")
+        count = passed.update(is_active=True)
+        self.message_user(request, gettext("Activated %(count)d.") % {"count": count})
         if waiting:
             self.message_user(
                 request,
-                "Not activated, no dry run of their query has passed yet: " + ", ".join(waiting),
+                gettext("Not activated, no dry run of their query has passed yet: %(names)s")
+                % {"names": ", ".join(waiting)},
                 messages.WARNING,
             )
 
-    @admin.action(description="Deactivate selected", permissions=["change"])
+    @admin.action(description=_("Deactivate selected"), permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self.message_user(request, f"Deactivated {queryset.update(is_active=False)}.")
+        count = queryset.update(is_active=False)
+        self.message_user(request, gettext("Deactivated %(count)d.") % {"count": count})
 
     def get_urls(self) -> list:
         one_rule = path(
@@ -242,7 +265,8 @@ class SqlRuleAdmin(admin.ModelAdmin):
                 "rows": [
                     {
                         "warehouse": codes.get(
-                            o.alert.warehouse_id, f"#{o.alert.warehouse_id} (unknown)"
+                            o.alert.warehouse_id,
+                            gettext("#%(id)s (unknown)") % {"id": o.alert.warehouse_id},
                         ),
                         "key": o.alert.key,
                         "title": o.alert.title,
@@ -257,7 +281,7 @@ class SqlRuleAdmin(admin.ModelAdmin):
         ]
         context = {
             **self.admin_site.each_context(request),
-            "title": "Dry run of SQL rules",
+            "title": gettext("Dry run of SQL rules"),
             "opts": self.model._meta,
             "previews": previews,
             "waiting": any(not d.finished for d in found),
@@ -272,17 +296,28 @@ class SqlRuleAdmin(admin.ModelAdmin):
 def _status_line(dry_run: SqlRuleDryRun) -> str:
     """Where a dry run stands, in one sentence for the page."""
     who = dry_run.requested_by.get_username() if dry_run.requested_by else "run_rules"
-    asked = f"asked for by {who} at {timestamps.iso(dry_run.created_at)}"
+    asked = gettext("asked for by %(who)s at %(time)s") % {
+        "who": who,
+        "time": timestamps.iso(dry_run.created_at),
+    }
     if dry_run.status == DryRunStatus.PENDING:
-        return f"Waiting for a worker ({asked})…"
+        return gettext("Waiting for a worker (%(asked)s)…") % {"asked": asked}
     if dry_run.status == DryRunStatus.RUNNING:  # in a worker, or in run_rules
         started = timestamps.iso(dry_run.started_at or dry_run.created_at)
-        return f"Running since {started} (time limit {dry_run.timeout_seconds:g} s; {asked})…"
+        return gettext("Running since %(started)s (time limit %(limit)s s; %(asked)s)…") % {
+            "started": started,
+            "limit": f"{dry_run.timeout_seconds:g}",
+            "asked": asked,
+        }
     if dry_run.status == DryRunStatus.FAILED:
-        return f"Failed ({asked}): the rule cannot be activated with this query."
+        return gettext("Failed (%(asked)s): the rule cannot be activated with this query.") % {
+            "asked": asked
+        }
     if dry_run.query != dry_run.rule.query:
-        return f"Passed ({asked}), but the rule's query has changed since: dry-run it again."
-    return f"Passed ({asked}): the rule can be activated."
+        return gettext(
+            "Passed (%(asked)s), but the rule's query has changed since: dry-run it again."
+        ) % {"asked": asked}
+    return gettext("Passed (%(asked)s): the rule can be activated.") % {"asked": asked}
 
 
 @admin.register(AlertReport)
@@ -316,7 +351,10 @@ class AlertReportAdmin(admin.ModelAdmin):
         days = max(1, min(days, settings.ALERT_REPORT_RETENTION_DAYS))
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Alerts of the last {days} day{'s' if days != 1 else ''}",
+            "title": ngettext(
+                "Alerts of the last %(days)d day", "Alerts of the last %(days)d days", days
+            )
+            % {"days": days},
             "opts": self.model._meta,
             "report": reports.alert_report(days=days),
             "day_choices": REPORT_DAY_CHOICES,

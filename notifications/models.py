@@ -1,6 +1,7 @@
 """Database side of notifications: only permissions (and rules); notifications live in Redis."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from notifications.rules.models import SqlRule, SqlRuleDryRun  # noqa: F401  (so Django sees them)
 
@@ -23,8 +24,8 @@ class AlertReport(models.Model):
     class Meta:
         managed = False
         default_permissions = ()
-        verbose_name = "alert report"
-        verbose_name_plural = "alert report"
+        verbose_name = _("alert report")
+        verbose_name_plural = _("alert report")
 
     def __str__(self) -> str:
         return "alert report"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from . import services
 from .models import OutboxMessage
@@ -32,11 +34,17 @@ class OutboxMessageAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # features write messages; an operator only retries them
 
-    @admin.action(description="Retry now (failed: another round of attempts)")
+    @admin.action(description=_("Retry now (failed: another round of attempts)"))
     def retry_now(self, request: HttpRequest, queryset: QuerySet[OutboxMessage]) -> None:
         if not self.has_change_permission(request):
-            self.message_user(request, "You may not change outbox messages.", messages.ERROR)
+            self.message_user(
+                request, gettext("You may not change outbox messages."), messages.ERROR
+            )
             return
         done = sum(services.retry_now(message) for message in queryset)
         skipped = queryset.count() - done
-        self.message_user(request, f"{done} queued again; {skipped} left as they are.")
+        self.message_user(
+            request,
+            gettext("%(done)d queued again; %(skipped)d left as they are.")
+            % {"done": done, "skipped": skipped},
+        )

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class OutboxConfig(AppConfig):
     name = "outbox"
-    verbose_name = "Outbox"
+    verbose_name = _("Outbox")
 
     def ready(self) -> None:
         from config.metrics import LIVE_COLLECTORS

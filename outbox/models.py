@@ -10,13 +10,14 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Status(models.TextChoices):
-    PENDING = "pending", "Pending"  # waiting for its (next) attempt
-    SENDING = "sending", "Sending"  # an attempt is under way (a worker holds its lease)
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", _("Pending")  # waiting for its (next) attempt
+    SENDING = "sending", _("Sending")  # an attempt is under way (a worker holds its lease)
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
 
 
 FINAL = (Status.SUCCEEDED, Status.FAILED)
@@ -26,27 +27,43 @@ class OutboxMessage(models.Model):
     """One thing to send. Its `id` is the Idempotency-Key of every attempt: a receiver that
     honours it acts once however often a worker that died mid-call makes us send it."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(max_length=32, help_text="Which handler sends it (webhook, email).")
-    payload = models.JSONField(help_text="What its handler needs to send it.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0, help_text="Attempts started so far.")
-    max_attempts = models.PositiveIntegerField(default=5)
-    next_attempt_at = models.DateTimeField(help_text="When it is due (pending ones).")
-    lease_until = models.DateTimeField(
-        null=True, blank=True, help_text="Sending: when a worker that died holding it is given up."
+    id = models.UUIDField(_("ID"), primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(
+        _("kind"), max_length=32, help_text=_("Which handler sends it (webhook, email).")
     )
-    last_error = models.CharField(max_length=500, blank=True)
-    result = models.TextField(blank=True, help_text="What the receiver answered (cut).")
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    settled_at = models.DateTimeField(
+    payload = models.JSONField(_("payload"), help_text=_("What its handler needs to send it."))
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    attempts = models.PositiveIntegerField(
+        _("attempts"), default=0, help_text=_("Attempts started so far.")
+    )
+    max_attempts = models.PositiveIntegerField(_("attempts at most"), default=5)
+    next_attempt_at = models.DateTimeField(
+        _("next attempt at"), help_text=_("When it is due (pending ones).")
+    )
+    lease_until = models.DateTimeField(
+        _("lease until"),
         null=True,
         blank=True,
-        help_text="When the feature that wrote it recorded its outcome (history, status).",
+        help_text=_("Sending: when a worker that died holding it is given up."),
+    )
+    last_error = models.CharField(_("last error"), max_length=500, blank=True)
+    result = models.TextField(
+        _("result"), blank=True, help_text=_("What the receiver answered (cut).")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    settled_at = models.DateTimeField(
+        _("settled at"),
+        null=True,
+        blank=True,
+        help_text=_("When the feature that wrote it recorded its outcome (history, status)."),
     )
 
     class Meta:
+        verbose_name = _("outbox message")
+        verbose_name_plural = _("outbox messages")
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "next_attempt_at"], name="outbox_due"),

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from .models import PushSubscription
 
@@ -46,10 +47,10 @@ class PushSubscriptionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # subscriptions come from browsers (the page's "Push alerts" toggle)
 
-    @admin.display(description="push service")
+    @admin.display(description=_("push service"))
     def push_service(self, subscription: PushSubscription) -> str:
         return urlsplit(subscription.endpoint).hostname or "?"
 
-    @admin.display(description="warehouses")
+    @admin.display(description=_("warehouses"))
     def warehouse_codes(self, subscription: PushSubscription) -> str:
         return ", ".join(sorted(w.code for w in subscription.warehouses.all()))

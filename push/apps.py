@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PushConfig(AppConfig):
     name = "push"
-    verbose_name = "Web Push"
+    verbose_name = _("Web Push")
 
     def ready(self) -> None:
         from notifications import hooks

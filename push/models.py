@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from subscriptions.models import Warehouse
 
@@ -21,25 +22,36 @@ class PushSubscription(models.Model):
     """
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="push_subscriptions",
     )
-    endpoint = models.CharField(max_length=ENDPOINT_MAX_LENGTH, unique=True)
+    endpoint = models.CharField(_("endpoint"), max_length=ENDPOINT_MAX_LENGTH, unique=True)
     p256dh = models.CharField(
-        max_length=100, help_text="The browser's P-256 public key (base64url), to encrypt to."
+        _("P-256 key"),
+        max_length=100,
+        help_text=_("The browser's P-256 public key (base64url), to encrypt to."),
     )
-    auth = models.CharField(max_length=50, help_text="The browser's auth secret (base64url).")
-    warehouses = models.ManyToManyField(Warehouse, related_name="push_subscriptions")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    last_success_at = models.DateTimeField(null=True, blank=True)
-    last_failure_at = models.DateTimeField(null=True, blank=True)
+    auth = models.CharField(
+        _("auth secret"), max_length=50, help_text=_("The browser's auth secret (base64url).")
+    )
+    warehouses = models.ManyToManyField(
+        Warehouse, verbose_name=_("warehouses"), related_name="push_subscriptions"
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    last_success_at = models.DateTimeField(_("last success at"), null=True, blank=True)
+    last_failure_at = models.DateTimeField(_("last failure at"), null=True, blank=True)
     failures = models.PositiveIntegerField(
-        default=0, help_text="Failed pushes since the last one that got through."
+        _("failures"), default=0, help_text=_("Failed pushes since the last one that got through.")
     )
-    total_failures = models.PositiveIntegerField(default=0)
-    last_error = models.CharField(max_length=200, blank=True)
+    total_failures = models.PositiveIntegerField(_("total failures"), default=0)
+    last_error = models.CharField(_("last error"), max_length=200, blank=True)
 
     class Meta:
+        verbose_name = _("push subscription")
+        verbose_name_plural = _("push subscriptions")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ShiftsConfig(AppConfig):
     name = "shifts"
-    verbose_name = "Shifts"
+    verbose_name = _("Shifts")
 
     def ready(self) -> None:
         from notifications import hooks

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from config.bulk_writes import AnnouncingManager
@@ -15,7 +16,15 @@ from subscriptions.models import Warehouse
 
 from .schedule import ShiftTimes
 
-WEEKDAY_NAMES = {1: "Mon", 2: "Tue", 3: "Wed", 4: "Thu", 5: "Fri", 6: "Sat", 7: "Sun"}
+WEEKDAY_NAMES = {
+    1: _("Mon"),
+    2: _("Tue"),
+    3: _("Wed"),
+    4: _("Thu"),
+    5: _("Fri"),
+    6: _("Sat"),
+    7: _("Sun"),
+}
 
 
 def validate_weekdays(value: Any) -> None:
@@ -35,22 +44,27 @@ class Shift(models.Model):
     """A role works in a warehouse from `starts` to `ends` (local times in the warehouse's
     zone) on the weekdays it starts on. Shifts of one role may overlap."""
 
-    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="shifts")
+    warehouse = models.ForeignKey(
+        Warehouse, verbose_name=_("warehouse"), on_delete=models.CASCADE, related_name="shifts"
+    )
     role = models.ForeignKey(
         Group,
+        verbose_name=_("role"),
         on_delete=models.CASCADE,
         related_name="shifts",
         help_text=_("The role (group) working this shift; its members are on shift while it runs."),
     )
-    name = models.CharField(max_length=100, help_text=_("e.g. Early, Late, Night"))
-    starts = models.TimeField(help_text=_("Local time in the warehouse's time zone."))
+    name = models.CharField(_("name"), max_length=100, help_text=_("e.g. Early, Late, Night"))
+    starts = models.TimeField(_("starts"), help_text=_("Local time in the warehouse's time zone."))
     ends = models.TimeField(
+        _("ends"),
         help_text=_(
             "Local time. Not after the start means the shift crosses midnight and ends the "
             "next day (22:00 to 06:00); the same time as the start is a 24-hour shift."
-        )
+        ),
     )
     weekdays = models.JSONField(
+        _("weekdays"),
         default=list,
         blank=True,
         validators=[validate_weekdays],
@@ -60,6 +74,7 @@ class Shift(models.Model):
         ),
     )
     release_claims = models.BooleanField(
+        _("release claims"),
         default=True,
         help_text=_(
             "At the end of the shift, alerts claimed by members going off shift go back to open."
@@ -69,6 +84,8 @@ class Shift(models.Model):
     objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
+        verbose_name = _("shift")
+        verbose_name_plural = _("shifts")
         ordering = ["warehouse__code", "role__name", "starts", "id"]
 
     def __str__(self) -> str:
@@ -86,7 +103,7 @@ class Shift(models.Model):
     def weekdays_label(self) -> str:
         if not self.weekdays:
             return str(_("every day"))
-        return ", ".join(WEEKDAY_NAMES.get(day, str(day)) for day in sorted(self.weekdays))
+        return ", ".join(str(WEEKDAY_NAMES.get(day, day)) for day in sorted(self.weekdays))
 
     def times(self, timezone: str | None = None) -> ShiftTimes:
         """Its schedule, in `timezone` (default: its warehouse's)."""
@@ -101,32 +118,44 @@ class Shift(models.Model):
 class Handover(models.Model):
     """What one run of a shift hands to the next (SPEC 13): made once at its end by beat."""
 
-    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="handovers")
-    role = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="handovers")
+    warehouse = models.ForeignKey(
+        Warehouse, verbose_name=_("warehouse"), on_delete=models.CASCADE, related_name="handovers"
+    )
+    role = models.ForeignKey(
+        Group, verbose_name=_("role"), on_delete=models.CASCADE, related_name="handovers"
+    )
     # A deleted shift keeps its handovers (under the name it had).
     shift = models.ForeignKey(
-        Shift, on_delete=models.SET_NULL, null=True, blank=True, related_name="handovers"
+        Shift,
+        verbose_name=_("shift"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="handovers",
     )
-    shift_name = models.CharField(max_length=100)
-    starts = models.DateTimeField(help_text=_("When this run of the shift started."))
-    ends = models.DateTimeField(help_text=_("When this run of the shift ended."))
-    created_at = models.DateTimeField(auto_now_add=True)
-    content = models.JSONField(default=dict, blank=True)
-    notification_id = models.CharField(max_length=36, blank=True)
+    shift_name = models.CharField(_("shift name"), max_length=100)
+    starts = models.DateTimeField(_("starts"), help_text=_("When this run of the shift started."))
+    ends = models.DateTimeField(_("ends"), help_text=_("When this run of the shift ended."))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    content = models.JSONField(_("content"), default=dict, blank=True)
+    notification_id = models.CharField(_("notification ID"), max_length=36, blank=True)
     accepted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        verbose_name=_("accepted by"),
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="accepted_handovers",
     )
-    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_at = models.DateTimeField(_("accepted at"), null=True, blank=True)
     # Bookkeeping of the beat task: done once the notification went out; a worker holds the
     # lease while it builds (a crashed one's lease lapses and a later tick finishes the work).
-    completed_at = models.DateTimeField(null=True, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(_("completed at"), null=True, blank=True)
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("handover")
+        verbose_name_plural = _("handovers")
         ordering = ["-ends", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["shift", "ends"], name="handover_once_per_shift_end")
@@ -134,4 +163,7 @@ class Handover(models.Model):
         indexes = [models.Index(fields=["warehouse", "role", "-ends"])]
 
     def __str__(self) -> str:
-        return f"{self.shift_name} until {self.ends:%Y-%m-%d %H:%M} UTC"
+        return gettext("%(shift)s until %(time)s UTC") % {
+            "shift": self.shift_name,
+            "time": f"{self.ends:%Y-%m-%d %H:%M}",
+        }

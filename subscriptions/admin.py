@@ -32,16 +32,16 @@ class SubscriptionCount(TypedDict):
     subscription_count: int
 
 
-@admin.action(description="Activate selected", permissions=["change"])
+@admin.action(description=_("Activate selected"), permissions=["change"])
 def activate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=True)
-    modeladmin.message_user(request, f"Activated {count}.")
+    modeladmin.message_user(request, gettext("Activated %(count)d.") % {"count": count})
 
 
-@admin.action(description="Deactivate selected", permissions=["change"])
+@admin.action(description=_("Deactivate selected"), permissions=["change"])
 def deactivate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     count = queryset.update(is_active=False)
-    modeladmin.message_user(request, f"Deactivated {count}.")
+    modeladmin.message_user(request, gettext("Deactivated %(count)d.") % {"count": count})
 
 
 class WithSubscriptionCount(admin.ModelAdmin):
@@ -52,7 +52,7 @@ class WithSubscriptionCount(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(subscription_count=Count("subscriptions"))
 
-    @admin.display(description="Subscriptions", ordering="subscription_count")
+    @admin.display(description=_("Subscriptions"), ordering="subscription_count")
     def subscriptions(
         self,
         obj: WithAnnotations[Warehouse, SubscriptionCount]
@@ -99,20 +99,26 @@ class MessageTypeAdmin(WithSubscriptionCount):
     list_select_related = ["escalation_role"]
     fieldsets = [
         (None, {"fields": ["code", "name", "name_en", "description", "is_active"]}),
-        ("Delivery", {"fields": ["default_ttl_seconds", "default_severity"]}),
-        ("Escalation", {"fields": ["escalate_after_seconds", "escalation_role"]}),
+        (_("Delivery"), {"fields": ["default_ttl_seconds", "default_severity"]}),
+        (_("Escalation"), {"fields": ["escalate_after_seconds", "escalation_role"]}),
         (
-            "Until someone claims it",
+            _("Until someone claims it"),
             {"fields": ["remind_every_seconds", "remind_max", "email_after_seconds"]},
         ),
     ]
 
-    @admin.display(description="Escalation")
+    @admin.display(description=_("Escalation"))
     def escalation(self, obj: MessageType) -> str:
         if obj.escalate_after_seconds is None:
-            return "never"
-        role = obj.escalation_role.name if obj.escalation_role else "no role"
-        return f"after {obj.escalate_after_seconds} s to {role}"
+            return gettext("never")
+        if obj.escalation_role is None:
+            return gettext("after %(seconds)d s, to no role") % {
+                "seconds": obj.escalate_after_seconds
+            }
+        return gettext("after %(seconds)d s to %(role)s") % {
+            "seconds": obj.escalate_after_seconds,
+            "role": obj.escalation_role.name,
+        }
 
 
 class ReceiverFilter(admin.SimpleListFilter):
@@ -171,11 +177,11 @@ class SubscriptionAdmin(admin.ModelAdmin):
     list_select_related = ["message_type", "warehouse", "user", "role"]
     fieldsets = [
         (None, {"fields": ["message_type", "warehouse"]}),
-        ("Who receives it (a user or a role, not both)", {"fields": ["user", "role"]}),
+        (_("Who receives it (a user or a role, not both)"), {"fields": ["user", "role"]}),
     ]
     change_list_template = "admin/subscriptions/subscription/change_list.html"
 
-    @admin.display(description="Subscriber", ordering="role__name")
+    @admin.display(description=_("Subscriber"), ordering="role__name")
     def subscriber(self, obj: Subscription) -> str:
         return obj.subscriber_label
 
@@ -203,14 +209,17 @@ class SubscriptionAdmin(admin.ModelAdmin):
             )
             self.message_user(
                 request,
-                f"Created {result.created} subscriptions "
-                f"({result.existing} already existed and were kept).",
+                gettext(
+                    "Created %(created)d subscriptions "
+                    "(%(existing)d already existed and were kept)."
+                )
+                % {"created": result.created, "existing": result.existing},
                 messages.SUCCESS,
             )
             return HttpResponseRedirect(reverse("admin:subscriptions_subscription_changelist"))
         context = {
             **self.admin_site.each_context(request),
-            "title": "Subscribe in bulk",
+            "title": gettext("Subscribe in bulk"),
             "form": form,
             "opts": self.model._meta,
             "media": self.media + form.media,
@@ -227,12 +236,12 @@ class SubscriptionInline(admin.TabularInline):
 
 class RoleSubscriptionInline(SubscriptionInline):
     fk_name = "role"
-    verbose_name_plural = "Notifications this role receives"
+    verbose_name_plural = _("Notifications this role receives")
 
 
 class UserSubscriptionInline(SubscriptionInline):
     fk_name = "user"
-    verbose_name_plural = "Notifications this user receives directly"
+    verbose_name_plural = _("Notifications this user receives directly")
 
 
 User = get_user_model()

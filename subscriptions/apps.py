@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
-    verbose_name = "Subscriptions"
+    verbose_name = _("Subscriptions")
 
     def ready(self) -> None:
         from config import health as config_health

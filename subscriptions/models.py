@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from config.bulk_writes import AnnouncingManager
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from .store import Pair
 
 code_validator = RegexValidator(
-    r"^[A-Z0-9][A-Z0-9_-]*$", "Use capital letters, digits, '_' and '-' (e.g. SH01, REP_NOTICE)."
+    r"^[A-Z0-9][A-Z0-9_-]*$",
+    _("Use capital letters, digits, '_' and '-' (e.g. SH01, REP_NOTICE)."),
 )
 
 
@@ -40,20 +41,25 @@ def default_timezone() -> str:
 
 
 class Warehouse(models.Model):
-    code = models.CharField(max_length=16, unique=True, validators=[code_validator])
-    name = models.CharField(max_length=100)
-    is_active = models.BooleanField(default=True)
+    code = models.CharField(_("code"), max_length=16, unique=True, validators=[code_validator])
+    name = models.CharField(_("name"), max_length=100)
+    is_active = models.BooleanField(_("active"), default=True)
     timezone = models.CharField(
+        _("timezone"),
         max_length=64,
         default=default_timezone,
         validators=[validate_timezone],
-        help_text="The IANA time zone of the warehouse, e.g. Asia/Shanghai: its shifts' times "
-        "are local times in this zone.",
+        help_text=_(
+            "The IANA time zone of the warehouse, e.g. Asia/Shanghai: its shifts' times "
+            "are local times in this zone."
+        ),
     )
 
     objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
+        verbose_name = _("warehouse")
+        verbose_name_plural = _("warehouses")
         ordering = ["code"]
 
     def __str__(self) -> str:
@@ -68,40 +74,47 @@ class Warehouse(models.Model):
 class Severity(models.TextChoices):
     """How urgent a notification is; escalation raises it one step (info, warning, critical)."""
 
-    INFO = "info", "Info"
-    WARNING = "warning", "Warning"
-    CRITICAL = "critical", "Critical"
+    INFO = "info", _("Info")
+    WARNING = "warning", _("Warning")
+    CRITICAL = "critical", _("Critical")
 
 
 class MessageType(models.Model):
-    code = models.CharField(max_length=32, unique=True, validators=[code_validator])
+    code = models.CharField(_("code"), max_length=32, unique=True, validators=[code_validator])
     name = models.CharField(
-        max_length=100, help_text="The name people read, e.g. 补货通知 (the Chinese page shows it)."
+        _("name"),
+        max_length=100,
+        help_text=_("The name people read, e.g. 补货通知 (the Chinese page shows it)."),
     )
     name_en = models.CharField(
-        "name in English",
+        _("name in English"),
         max_length=100,
         blank=True,
-        help_text="e.g. Replenishment notice: the English page shows it (empty: the name).",
+        help_text=_("e.g. Replenishment notice: the English page shows it (empty: the name)."),
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(_("description"), blank=True)
     default_ttl_seconds = models.PositiveIntegerField(
+        _("time to live (seconds)"),
         default=24 * 3600,
         validators=[MinValueValidator(1)],
-        help_text="How long a notification of this type lives, in seconds.",
+        help_text=_("How long a notification of this type lives, in seconds."),
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(_("active"), default=True)
     default_severity = models.CharField(
+        _("default severity"),
         max_length=8,
         choices=Severity.choices,
         default=Severity.INFO,
-        help_text="Severity of its notifications unless the publisher (or a rule) says otherwise.",
+        help_text=_(
+            "Severity of its notifications unless the publisher (or a rule) says otherwise."
+        ),
     )
     escalate_after_seconds = models.PositiveIntegerField(
+        _("escalate after (seconds)"),
         null=True,
         blank=True,
         validators=[MinValueValidator(1)],
-        help_text=(
+        help_text=_(
             "A notification still open (nobody claimed or resolved it) this many seconds after "
             "publishing is escalated once: its severity goes up one step and it is delivered to "
             "the escalation role. Empty: never escalate."
@@ -109,50 +122,56 @@ class MessageType(models.Model):
     )
     escalation_role = models.ForeignKey(
         Group,
+        verbose_name=_("escalation role"),
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="escalated_message_types",
-        help_text=(
+        help_text=_(
             "The role (group) whose inbox in the same warehouse receives escalated notifications "
             "of this type, e.g. Supervisors."
         ),
     )
 
     remind_every_seconds = models.PositiveIntegerField(
+        _("remind every (seconds)"),
         null=True,
         blank=True,
         validators=[MinValueValidator(1)],
-        help_text=(
+        help_text=_(
             "While an alert stays open (nobody claimed it), push it again every this many "
             "seconds to the members on shift who see it (SPEC 14). Empty: never."
         ),
     )
     remind_max = models.PositiveSmallIntegerField(
-        default=3, help_text="At most this many reminders per alert."
+        _("reminders at most"), default=3, help_text=_("At most this many reminders per alert.")
     )
     email_after_seconds = models.PositiveIntegerField(
+        _("e-mail after (seconds)"),
         null=True,
         blank=True,
         validators=[MinValueValidator(1)],
-        help_text=(
+        help_text=_(
             "An alert still open this long after publishing is e-mailed once to the members "
             "with an e-mail address of the escalation role (else of the subscribed roles) who "
             "are on shift (critical: all of them). Empty: never."
         ),
     )
     internal = models.BooleanField(
+        _("internal"),
         default=False,
         editable=False,
-        help_text=(
-            "Used by the product itself (the delivery canaries, SPEC 16): nobody subscribes to "
-            "it and no report counts it."
+        help_text=_(
+            "Used by the product itself (the delivery canaries): nobody subscribes to it and no "
+            "report counts it."
         ),
     )
 
     objects = AnnouncingManager()  # bulk writes are announced (config/bulk_writes.py)
 
     class Meta:
+        verbose_name = _("message type")
+        verbose_name_plural = _("message types")
         ordering = ["code"]
 
     def __str__(self) -> str:
@@ -172,13 +191,20 @@ class Subscription(models.Model):
 
     message_type = models.ForeignKey(
         MessageType,
+        verbose_name=_("message type"),
         on_delete=models.CASCADE,
         related_name="subscriptions",
         limit_choices_to={"internal": False},  # the admin offers no internal type
     )
-    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="subscriptions")
+    warehouse = models.ForeignKey(
+        Warehouse,
+        verbose_name=_("warehouse"),
+        on_delete=models.CASCADE,
+        related_name="subscriptions",
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
         on_delete=models.CASCADE,
         null=True,
         blank=True,
@@ -186,19 +212,22 @@ class Subscription(models.Model):
     )
     role = models.ForeignKey(
         Group,
+        verbose_name=_("role"),
         on_delete=models.CASCADE,
         null=True,
         blank=True,
         related_name="notification_subscriptions",
-        help_text="Every member of this group receives the notifications.",
+        help_text=_("Every member of this group receives the notifications."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     # Not a column: signals.remember_previous_pair notes here, before a save, the set the
     # row belonged to, so that a subscription moved elsewhere also leaves its old set.
     _previous_pair: Pair | None = None
 
     class Meta:
+        verbose_name = _("subscription")
+        verbose_name_plural = _("subscriptions")
         ordering = ["warehouse__code", "message_type__code", "id"]
         constraints = [
             models.CheckConstraint(
@@ -207,19 +236,23 @@ class Subscription(models.Model):
                     | Q(user__isnull=True, role__isnull=False)
                 ),
                 name="subscription_exactly_one_subscriber",
-                violation_error_message="Choose either a user or a role, not both.",
+                violation_error_message=_("Choose either a user or a role, not both."),
             ),
             models.UniqueConstraint(
                 fields=["message_type", "warehouse", "user"],
                 condition=Q(user__isnull=False),
                 name="subscription_unique_user",
-                violation_error_message="This user already receives this type in this warehouse.",
+                violation_error_message=_(
+                    "This user already receives this type in this warehouse."
+                ),
             ),
             models.UniqueConstraint(
                 fields=["message_type", "warehouse", "role"],
                 condition=Q(role__isnull=False),
                 name="subscription_unique_role",
-                violation_error_message="This role already receives this type in this warehouse.",
+                violation_error_message=_(
+                    "This role already receives this type in this warehouse."
+                ),
             ),
         ]
 
@@ -237,8 +270,8 @@ class Subscription(models.Model):
     @property
     def subscriber_label(self) -> str:
         if self.user_id:
-            return f"user {self.user}"
-        return f"role {self.role}"
+            return gettext("user %(name)s") % {"name": self.user}
+        return gettext("role %(name)s") % {"name": self.role}
 
     @property
     def subscriber_id(self) -> str:

@@ -5,9 +5,9 @@ for the others.
 ANSWERS is what each view answers; the test calls the views until it has seen every status
 there (so the table cannot promise what a view never says), then checks each against what
 /api/schema/ declares for that operation. The other way round, every success and 409 the
-schema declares must have been seen. Errors every operation shares (401, 403, 429, 503, and
+schema declares must have been seen. Errors every operation shares (403, 429, 503, and
 413/415 with a body) are declared by config/schema.py; of those only 403 is provoked here (an
-unknown token: session authentication comes first, so DRF answers 403 rather than 401).
+unknown token: session authentication comes first, so DRF answers 403, never 401).
 """
 
 from __future__ import annotations

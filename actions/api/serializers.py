@@ -41,6 +41,24 @@ class PressOutput(serializers.Serializer):
     run = RunOutput()
 
 
+class PressConflictOutput(serializers.Serializer):
+    """Every 409 of a press: `claimed_by` when the alert is someone else's or resolved,
+    `field` when the scan does not match it, neither when another press of the action ended
+    meanwhile (try again)."""
+
+    detail = serializers.CharField()
+    claimed_by = ActorOutput(
+        allow_null=True,
+        required=False,
+        help_text="Who holds the alert (null: resolved with nobody holding it); only when it "
+        "is someone else's or resolved.",
+    )
+    field = serializers.CharField(
+        required=False,
+        help_text="The action's confirm_field, when the scan does not match the alert's value.",
+    )
+
+
 class RunsOutput(serializers.Serializer):
     results = RunOutput(many=True)
 

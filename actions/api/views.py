@@ -24,7 +24,8 @@ class PressView(APIView):
             200: s.PressOutput,
             202: s.PressOutput,
             404: ns.DetailOutput,
-            409: ns.ConflictOutput,
+            409: s.PressConflictOutput,
+            422: ns.DetailOutput,
         },
         summary="Run an action on the alert, once",
         description="202 with the new run; 200 with the earlier run while one of this action "
@@ -32,7 +33,7 @@ class PressView(APIView):
         "claimed by someone else or resolved is 409 (`claimed_by`). With a confirm_field, "
         "`scan` must match data[confirm_field] (trimmed, case-blind), else 409 with `field` "
         "and nothing runs. The webhook is called from the outbox, with the run's id as "
-        "Idempotency-Key.",
+        "Idempotency-Key. An Idempotency-Key sent before with another request is 422.",
     )
     def post(self, request: Request, notification_id: str, code: str) -> Response:
         key = request.headers.get(idempotency.HEADER)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.utils.translation import gettext
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.renderers import BrowsableAPIRenderer
@@ -126,7 +127,14 @@ class NoticeRosterView(APIView):
                 "format", str, enum=["json", "csv"], description="csv: the roster as CSV."
             )
         ],
-        responses={200: s.RosterOutput, 403: DetailOutput, 404: DetailOutput},
+        responses={
+            (200, "application/json"): s.RosterOutput,
+            (200, "text/csv"): OpenApiTypes.STR,
+            (403, "application/json"): DetailOutput,
+            (403, "text/csv"): OpenApiTypes.STR,
+            (404, "application/json"): DetailOutput,
+            (404, "text/csv"): OpenApiTypes.STR,
+        },
         summary="Who has read the notice's current version",
         description="Staff and members of its escalation role. Everyone in the audience now "
         "(also members who joined a role after publishing), the missing first.",

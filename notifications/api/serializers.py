@@ -447,6 +447,14 @@ class ConflictOutput(DetailOutput):
     claimed_by = ActorOutput(allow_null=True, help_text="Who holds it (null: nobody).")
 
 
+class RefusalOutput(DetailOutput):
+    """A 403: `claimed_by` when the refusal is that someone else holds the alert."""
+
+    claimed_by = ActorOutput(
+        allow_null=True, required=False, help_text="Who holds it (only when it is held)."
+    )
+
+
 class HistoryEntryOutput(serializers.Serializer):
     event = serializers.ChoiceField(choices=[e.value for e in Event])
     at = serializers.SerializerMethodField()

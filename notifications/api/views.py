@@ -137,8 +137,10 @@ class MarkReadView(NotificationAPIView):
 LIFECYCLE_RESPONSES = {
     200: s.NotificationOutput,
     404: s.DetailOutput,
-    422: s.DetailOutput,
+    422: s.DetailOutput,  # an Idempotency-Key sent before with another request
 }
+# Snoozing takes no Idempotency-Key (it is the same whenever sent): no 422.
+SNOOZE_RESPONSES = {200: s.NotificationOutput, 404: s.DetailOutput}
 
 
 class LifecycleView(NotificationAPIView):
@@ -185,7 +187,7 @@ class ReleaseView(LifecycleView):
     @extend_schema(
         request=s.LifecycleInput,
         parameters=[idempotency.OPENAPI_HEADER],
-        responses={**LIFECYCLE_RESPONSES, 403: s.DetailOutput, 409: s.ConflictOutput},
+        responses={**LIFECYCLE_RESPONSES, 403: s.RefusalOutput, 409: s.ConflictOutput},
         summary="Release my claim: back to open (only the claimer may)",
     )
     def post(self, request: Request, notification_id: str) -> Response:
@@ -210,7 +212,7 @@ class SnoozeView(NotificationAPIView):
 
     @extend_schema(
         request=s.SnoozeInput,
-        responses={**LIFECYCLE_RESPONSES, 409: s.ConflictOutput},
+        responses={**SNOOZE_RESPONSES, 409: s.ConflictOutput},
         summary="Snooze it for me until a time or my next shift",
         description="For me alone it leaves my unread count, `by_severity`, `latest` and default "
         "list until then, then comes back unread with a new cursor; a re-raise, an escalation "
@@ -229,7 +231,7 @@ class SnoozeView(NotificationAPIView):
 
     @extend_schema(
         parameters=[s.WarehouseQuery],
-        responses=LIFECYCLE_RESPONSES,
+        responses=SNOOZE_RESPONSES,
         summary="Wake my snooze of it now (unread again for me, with a new cursor)",
     )
     def delete(self, request: Request, notification_id: str) -> Response:

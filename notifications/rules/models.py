@@ -9,13 +9,14 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from subscriptions.models import MessageType
 
 from .domain import DryRunStatus
 from .sql import SqlRuleError, validate
 
-QUERY_HELP = (
+QUERY_HELP = _(
     "One read-only SELECT returning the columns warehouse_id, title and body, and optionally "
     "key (the condition: the same key is not notified again while it persists; default: the "
     "title) and data (a JSON object as text). Every row is one notification. Example: "
@@ -27,36 +28,49 @@ QUERY_HELP = (
 class SqlRule(models.Model):
     """A rule written in SQL. The runner (notifications.rules.runner) runs it when it is due."""
 
-    name = models.CharField(max_length=100, unique=True)
-    description = models.TextField(blank=True, help_text="What the rule is for, for colleagues.")
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    description = models.TextField(
+        _("description"), blank=True, help_text=_("What the rule is for, for colleagues.")
+    )
     # PROTECT: deleting a message type must not silently delete the rules that raise it.
     message_type = models.ForeignKey(
-        MessageType, on_delete=models.PROTECT, related_name="sql_rules"
+        MessageType,
+        verbose_name=_("message type"),
+        on_delete=models.PROTECT,
+        related_name="sql_rules",
     )
-    query = models.TextField(help_text=QUERY_HELP)
+    query = models.TextField(_("query"), help_text=QUERY_HELP)
     interval_seconds = models.PositiveIntegerField(
-        default=60, validators=[MinValueValidator(5)], help_text="Run at most this often."
+        _("interval (seconds)"),
+        default=60,
+        validators=[MinValueValidator(5)],
+        help_text=_("Run at most this often."),
     )
     is_active = models.BooleanField(
+        _("active"),
         default=False,
-        help_text=(
+        help_text=_(
             "A new rule, or one whose query changed, can be activated only once a dry run of "
             "its query has passed (save it, then use the Dry run button)."
         ),
     )
     # The query text of the last dry run that passed: the rule runs only while it is the query.
-    dry_run_passed_query = models.TextField(blank=True, editable=False)
-    last_run_at = models.DateTimeField(null=True, blank=True, editable=False)
+    dry_run_passed_query = models.TextField(_("dry run passed query"), blank=True, editable=False)
+    last_run_at = models.DateTimeField(_("last run at"), null=True, blank=True, editable=False)
     last_result_count = models.PositiveIntegerField(
-        null=True, blank=True, editable=False, help_text="Rows the last run's query returned."
+        _("last result count"),
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("Rows the last run's query returned."),
     )
-    last_error = models.TextField(blank=True, editable=False)
+    last_error = models.TextField(_("last error"), blank=True, editable=False)
 
     class Meta:
         app_label = "notifications"
         ordering = ["name"]
-        verbose_name = "SQL rule"
-        verbose_name_plural = "SQL rules"
+        verbose_name = _("SQL rule")
+        verbose_name_plural = _("SQL rules")
 
     def __str__(self) -> str:
         return self.name
@@ -85,7 +99,7 @@ class SqlRule(models.Model):
         if self.is_active and not self.dry_run_passed:
             raise ValidationError(
                 {
-                    "is_active": (
+                    "is_active": _(
                         "A rule can be active only once a dry run of its query has passed: "
                         "save it inactive, run the dry run, then activate it."
                     )

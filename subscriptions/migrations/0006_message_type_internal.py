@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='messagetype',
             name='internal',
-            field=models.BooleanField(default=False, editable=False, help_text='Used by the product itself (the delivery canaries, SPEC 16): nobody subscribes to it and no report counts it.'),
+            field=models.BooleanField(default=False, editable=False, help_text='Used by the product itself (the delivery canaries): nobody subscribes to it and no report counts it.', verbose_name='internal'),
         ),
         migrations.AlterField(
             model_name='subscription',

@@ -55,3 +55,17 @@ def test_readme_and_contributing_links_lead_somewhere():
             assert page.exists(), f"{name} links to {target}"
             if anchor:
                 assert anchor in anchors(page), f"{name} links to {target}#{anchor}"
+
+
+def test_the_site_is_served_beside_the_demo():
+    """`mkdocs serve` (README) must not want the demo's port: it died on 8000 (issue 39)."""
+    from demo.management.commands.demo import Command
+
+    parser = Command().create_parser("manage.py", "demo")
+    demo_port = parser.parse_args([]).port
+    served = re.search(
+        r"^dev_addr:\s*([\d.]+):(\d+)\s*$", (BASE_DIR / "mkdocs.yml").read_text(), re.M
+    )
+    assert served is not None, "mkdocs.yml sets no dev_addr: mkdocs serve takes 8000"
+    assert int(served.group(2)) != demo_port
+    assert f"127.0.0.1:{served.group(2)}" in (BASE_DIR / "docs" / "tasks" / "index.md").read_text()

@@ -136,7 +136,7 @@ def test_run_now_is_queued_for_a_worker_which_sends_and_records(
         CHANGELIST, {"action": "run_now", "_selected_action": [rule.pk]}, follow=True
     )
 
-    assert "Queued 1 rule(s) to run in a worker" in response.content.decode()
+    assert "Queued 1 rule to run in a worker" in response.content.decode()
     assert inbox(rita, warehouse) == []  # the request ran nothing
     assert broker.llen(tasks.RULES_QUEUE) == 1
     raw = broker.rpop(tasks.RULES_QUEUE)  # taken, as a worker takes it
