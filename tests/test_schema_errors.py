@@ -236,6 +236,7 @@ def test_every_documented_error_of_the_floor_is_answered_as_the_schema_says(
     check(alice, "post", NOTE + "actions/{code}/", 404, data=body, **{**ids, "code": "nope"})
     for method, template in FLOOR:
         if "{chat_id}" in template:
+            # an active user as the new member: only the chat is not found
             data = {
                 "body": "x",
                 "up_to": 1,
