@@ -256,18 +256,20 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
     "health_check_interval": 10,
 }
-# Queues, each with its own workers (the Procfiles' `worker`, `push_worker`, `outbox` and
-# `rules`). The scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and all
-# other tasks run on Celery's default queue. What waits on the outside runs on its own: pushes
-# (push services), the outbox (webhooks, e-mail; OUTBOX_QUEUE below) and the admin's runs of
-# SQL rules (`rules`, set on those tasks), so none of them ever delays an escalation or a
-# handover. The one table of routes:
+# Queues: the scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and most
+# tasks run on Celery's default queue; what waits on the outside has a queue of its own, which
+# its app declares on its tasks or routes here: pushes (`push`), the outbox (webhooks, e-mail;
+# OUTBOX_QUEUE) and the admin's runs of SQL rules (`rules`), so none of them ever delays
+# an escalation or a handover. A worker started without -Q consumes every one of them
+# (config/queues.py); production runs a worker per queue (Procfile.production).
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
 CELERY_TASK_ROUTES = {
     "push.tasks.*": {"queue": "push"},
-    "outbox.tasks.deliver": {"queue": OUTBOX_QUEUE},
 }
+# Every worker reports the queues it consumes this often (its report lasts three times as
+# long); /healthz names the product's queues that no worker reported (config/queues.py).
+QUEUE_HEARTBEAT_SECONDS = env.float("QUEUE_HEARTBEAT_SECONDS", default=10.0)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -480,8 +482,8 @@ WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600
 WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
 
 # --- The outbox: webhooks and e-mails sent by a Celery task (SPEC 14) -------------------------
-# The outbox's task runs on its own queue (OUTBOX_QUEUE, routed with the others above), so a
-# slow receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
+# The outbox's task runs on its own queue (OUTBOX_QUEUE, declared on the task), so a slow
+# receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
 # -Q outbox`, the Procfiles' `outbox` line).
 # Attempts per message (an alert action's webhook: ALERT_ACTION_MAX_ATTEMPTS), the wait after
 # the first failure, doubled each time up to the longest (with jitter), and how long a worker

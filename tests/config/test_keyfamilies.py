@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from config import beat, keyfamilies
+from config import beat, keyfamilies, queues
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from notifications import keys
@@ -60,6 +60,7 @@ def built_keys() -> list[str]:
         chat_keys.contacts(user),
         chat_keys.activity(),
         beat.tick_key("notifications.expire"),
+        queues.consumer_key("outbox"),
         subscription_keys.mirror_rebuilding(),
         directory_keys.version_key(),
         directory_keys.session("0123456789abcdefghijklmnopqrstuv"),
