@@ -321,6 +321,12 @@ class Webhooks:
         if run is None:
             return Delivery(Outcome.FAILED, error="the run was deleted")
         action = run.action
+        if not action.is_active:  # switched off after the press: the WMS is not called
+            return Delivery(
+                Outcome.FAILED,
+                result=f"cancelled: the action {action.code!r} is no longer active",
+                error="cancelled: the action is no longer active",
+            )
         try:
             check_webhook_url(action.url)  # again before every call: the list may have changed
         except ValidationError as exc:

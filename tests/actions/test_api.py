@@ -270,6 +270,30 @@ def test_a_4xx_fails_at_once_and_a_5xx_is_tried_again(
     assert [c.headers["idempotency-key"] for c in receiver.calls[-2:]] == [run["id"]] * 2
 
 
+@pytest.mark.django_db
+def test_an_action_switched_off_after_the_press_does_not_call_the_wms(
+    replenishers, warehouse, make_action, send, press, receiver, client_for
+):
+    """Issue 38, row A: a send re-checks that its action is still active."""
+    rita, _ = replenishers
+    action = make_action()
+    sent = send()
+    run = press(rita, sent.id, "task-created").json()["run"]
+
+    action.is_active = False
+    action.save()
+    assert outbox.deliver(run["id"]) == "failed"
+
+    assert receiver.calls == []
+    found = ActionRun.objects.get(pk=run["id"])
+    assert found.status == "failed"
+    assert "no longer active" in found.result
+    client = client_for(rita)
+    assert history(client, warehouse, sent.id)[-1]["event"] == "action_failed"
+    # The alert stays claimed by the presser, as after any failed run.
+    assert item(client, warehouse, sent.id)["claimed_by"]["username"] == "rita"
+
+
 def test_the_first_retry_comes_within_a_minute(settings):
     for _ in range(50):
         assert outbox.backoff_seconds(1) <= 60
