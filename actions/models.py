@@ -140,9 +140,12 @@ class ActionRun(models.Model):
     result = models.TextField(blank=True, help_text="The webhook's answer (2,000 characters).")
     created_at = models.DateTimeField(default=timestamps.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Its outbox message while it is kept (OUTBOX_RETENTION_DAYS after it ended); its attempts
+    # are copied here when the run ends, so the run tells them after the message is gone.
     message = models.OneToOneField(
-        "outbox.OutboxMessage", on_delete=models.PROTECT, null=True, related_name="+"
+        "outbox.OutboxMessage", on_delete=models.SET_NULL, null=True, related_name="+"
     )
+    attempts = models.PositiveIntegerField(default=0, help_text="Webhook calls made (when ended).")
     # The press's Idempotency-Key (SPEC 11): a hash of the key, of the request, and the answer
     # it got, so that a retry with the key (within IDEMPOTENCY_TTL_SECONDS) gets that answer.
     idempotency_key = models.CharField(max_length=32, blank=True)

@@ -293,7 +293,7 @@ def run_dict(run: ActionRun) -> dict[str, Any]:
         "id": str(run.pk),
         "action": run.action.code,
         "status": str(run.status),
-        "attempts": 0 if message is None else int(message.attempts),
+        "attempts": int(run.attempts if message is None else message.attempts),
         "result": run.result if run.status != RunStatus.PENDING else None,
         "created_at": iso(run.created_at),
         "finished_at": None if run.finished_at is None else iso(run.finished_at),
@@ -383,6 +383,8 @@ class Webhooks:
             status=RunStatus.SUCCEEDED if succeeded else RunStatus.FAILED,
             result=message.result if succeeded else (message.result or message.last_error),
             finished_at=message.finished_at or timestamps.now(),
+            # Kept on the run: the outbox deletes its row after OUTBOX_RETENTION_DAYS.
+            attempts=message.attempts,
         )
 
     @classmethod

@@ -20,7 +20,7 @@ from celery import Task
 from django.conf import settings
 
 from config import metrics
-from config.beat_schedule import TICK_HEADER
+from config.beat_schedule import TICK_HEADER, once_per_tick
 from config.redis import get_redis
 
 logger = logging.getLogger(__name__)
@@ -59,3 +59,13 @@ class OncePerTickTask(Task):
             metrics.PERIODIC_SECONDS.labels(self.name).observe(time.perf_counter() - started)
         metrics.PERIODIC_RUNS.labels(self.name, "ran").inc()
         return result
+
+
+def add_entries(schedule: dict[str, dict[str, Any]]) -> None:
+    """An app's own beat entries, added from its `AppConfig.ready()` (as Django's admin and
+    checks register): marked once per tick like the settings' entries, and put in the Celery
+    app's schedule (the same dict as settings.CELERY_BEAT_SCHEDULE), which `celery beat` reads
+    after Django is set up."""
+    from config.celery import app
+
+    app.conf.beat_schedule.update(once_per_tick(schedule))

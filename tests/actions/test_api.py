@@ -5,11 +5,13 @@ alert."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import json
 
 import pytest
+from django.db.models.functions import Now
 from redis.exceptions import RedisError
 
 from actions.models import ActionRun, AlertAction
@@ -292,6 +294,32 @@ def test_an_action_switched_off_after_the_press_does_not_call_the_wms(
     assert history(client, warehouse, sent.id)[-1]["event"] == "action_failed"
     # The alert stays claimed by the presser, as after any failed run.
     assert item(client, warehouse, sent.id)["claimed_by"]["username"] == "rita"
+
+
+@pytest.mark.django_db
+def test_a_run_keeps_its_outcome_when_its_outbox_row_is_deleted(
+    replenishers, warehouse, make_action, send, press, receiver, client_for, settings
+):
+    """Outbox rows that ended go after OUTBOX_RETENTION_DAYS (SPEC 10); the run stays as it
+    ended, attempts included."""
+    rita, _ = replenishers
+    make_action()
+    sent = send()
+    run = press(rita, sent.id, "task-created").json()["run"]
+    assert outbox.deliver(run["id"]) == "succeeded"
+    OutboxMessage.objects.filter(pk=run["id"]).update(
+        finished_at=Now() - dt.timedelta(days=settings.OUTBOX_RETENTION_DAYS + 1)
+    )
+
+    assert outbox.purge_ended() == 1
+    assert not OutboxMessage.objects.filter(pk=run["id"]).exists()
+    runs = (
+        client_for(rita)
+        .get(f"/api/v1/notifications/{sent.id}/actions/", {"warehouse": warehouse.pk})
+        .json()["results"]
+    )
+    assert [(r["id"], r["status"], r["attempts"]) for r in runs] == [(run["id"], "succeeded", 1)]
+    assert json.loads(runs[0]["result"]) == {"task": "RT-1"}
 
 
 def test_the_first_retry_comes_within_a_minute(settings):
