@@ -9,6 +9,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+import time
 
 import pytest
 from django.db.models.functions import Now
@@ -320,6 +321,28 @@ def test_a_run_keeps_its_outcome_when_its_outbox_row_is_deleted(
     )
     assert [(r["id"], r["status"], r["attempts"]) for r in runs] == [(run["id"], "succeeded", 1)]
     assert json.loads(runs[0]["result"]) == {"task": "RT-1"}
+
+
+@pytest.mark.django_db
+def test_a_webhook_that_does_not_answer_is_given_up_before_the_lease_ends(
+    replenishers, make_action, send, press, receiver, settings
+):
+    """No attempt outlives its lease (SPEC 10): the webhook's time limit is cut to the
+    outbox's deadline, so another worker never calls the WMS while this call still waits."""
+    settings.OUTBOX_LEASE_SECONDS = 2.0
+    settings.ALERT_WEBHOOK_TIMEOUT_SECONDS = 10.0  # longer than the lease
+    rita, _ = replenishers
+    make_action()
+    run = press(rita, send().id, "task-created").json()["run"]
+
+    receiver.hold()  # the WMS takes the call and does not answer
+    started = time.monotonic()
+    try:
+        assert outbox.deliver(run["id"]) == "retry"
+    finally:
+        receiver.release()
+    assert time.monotonic() - started < settings.OUTBOX_LEASE_SECONDS
+    assert OutboxMessage.objects.get(pk=run["id"]).attempts == 1
 
 
 def test_the_first_retry_comes_within_a_minute(settings):
