@@ -60,7 +60,9 @@ def broker() -> Iterator[Redis]:
 
 @pytest.fixture
 def queued(broker: Redis) -> Callable[[], int]:
-    """How many outbox tasks wait on the broker's outbox queue."""
+    """How many outbox tasks wait on the broker's outbox queue, empty at the start (on the
+    cluster pass the broker is not the Redis the `redis` fixture empties)."""
+    broker.delete(django_settings.OUTBOX_QUEUE)
     return lambda: int(broker.llen(django_settings.OUTBOX_QUEUE))
 
 
