@@ -39,8 +39,18 @@ def consumer_key(queue: str) -> str:
     return f"{settings.WMS_REDIS_PREFIX}:{{consumers}}:{queue}"
 
 
+@cache
+def _import_tasks() -> None:
+    """Every app's `tasks` module, imported once, as a worker does (a web process may not
+    have imported them all)."""
+    from django.utils.module_loading import autodiscover_modules
+
+    autodiscover_modules("tasks")
+
+
 def queue_of(app: Celery, task_name: str) -> str:
     """The queue Celery sends the task to: its route, else its own `queue`, else the default."""
+    _import_tasks()
     task: Any = app.tasks[task_name]
     options = {"queue": task.queue} if getattr(task, "queue", None) else {}
     return str(app.amqp.router.route(options, task_name, (), {}, task)["queue"].name)
@@ -48,13 +58,10 @@ def queue_of(app: Celery, task_name: str) -> str:
 
 @cache
 def product_queues() -> tuple[str, ...]:
-    """Every queue a task of the product goes to (the default queue first), once per process.
-    Imports every app's `tasks` module first, as a worker does, so a web process knows them."""
-    from django.utils.module_loading import autodiscover_modules
-
+    """Every queue a task of the product goes to (the default queue first), once per process."""
     from config.celery import app
 
-    autodiscover_modules("tasks")
+    _import_tasks()
     default = str(app.conf.task_default_queue)
     found = {queue_of(app, name) for name in list(app.tasks) if not name.startswith("celery.")} - {
         default
