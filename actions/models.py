@@ -175,12 +175,17 @@ class ActionRun(models.Model):
     )
     created_at = models.DateTimeField(_("created at"), default=timestamps.now)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    # Its outbox message while it is kept (OUTBOX_RETENTION_DAYS after it ended); its attempts
+    # are copied here when the run ends, so the run tells them after the message is gone.
     message = models.OneToOneField(
         "outbox.OutboxMessage",
-        on_delete=models.PROTECT,
+        on_delete=models.SET_NULL,
         null=True,
         related_name="+",
         verbose_name=_("outbox message"),
+    )
+    attempts = models.PositiveIntegerField(
+        _("attempts"), default=0, help_text=_("Webhook calls made (when ended).")
     )
     # The press's Idempotency-Key (SPEC 11): a hash of the key, of the request, and the answer
     # it got, so that a retry with the key (within IDEMPOTENCY_TTL_SECONDS) gets that answer.

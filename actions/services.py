@@ -293,7 +293,7 @@ def run_dict(run: ActionRun) -> dict[str, Any]:
         "id": str(run.pk),
         "action": run.action.code,
         "status": str(run.status),
-        "attempts": 0 if message is None else int(message.attempts),
+        "attempts": int(run.attempts if message is None else message.attempts),
         "result": run.result if run.status != RunStatus.PENDING else None,
         "created_at": iso(run.created_at),
         "finished_at": None if run.finished_at is None else iso(run.finished_at),
@@ -321,6 +321,12 @@ class Webhooks:
         if run is None:
             return Delivery(Outcome.FAILED, error="the run was deleted")
         action = run.action
+        if not action.is_active:  # switched off after the press: the WMS is not called
+            return Delivery(
+                Outcome.FAILED,
+                result=f"cancelled: the action {action.code!r} is no longer active",
+                error="cancelled: the action is no longer active",
+            )
         try:
             check_webhook_url(action.url)  # again before every call: the list may have changed
         except ValidationError as exc:
@@ -377,6 +383,8 @@ class Webhooks:
             status=RunStatus.SUCCEEDED if succeeded else RunStatus.FAILED,
             result=message.result if succeeded else (message.result or message.last_error),
             finished_at=message.finished_at or timestamps.now(),
+            # Kept on the run: the outbox deletes its row after OUTBOX_RETENTION_DAYS.
+            attempts=message.attempts,
         )
 
     @classmethod

@@ -24,7 +24,7 @@ from prometheus_client import (
 )
 from redis.cluster import RedisCluster
 
-from config import status
+from config import queues, status
 from config.metrics import LIVE_COLLECTORS
 from config.redis import REDIS_UNAVAILABLE, REPLICATION, get_redis, online_replicas
 
@@ -64,9 +64,14 @@ def _degraded() -> dict[str, str]:
     - `replication`: a master has fewer online replicas than REDIS_WAIT_REPLICAS, or a write
       went unconfirmed by them lately (REDIS_WAIT_POLICY decides what publishing does);
     - `mirror`: subscriber sets are being rebuilt from the database (publishing to them waits
-      for it or answers 503) — subscriptions/health.py, through add_degraded_check.
+      for it or answers 503) — subscriptions/health.py, through add_degraded_check;
+    - `queues`: queues of the product's tasks that no worker consumes (their tasks wait) —
+      config/queues.py, from the workers' heartbeats (one Redis call).
     """
     found = status.degraded()
+    waiting = queues.degraded()
+    if waiting:
+        found[queues.QUEUES] = waiting
     if settings.REDIS_WAIT_REPLICAS > 0:
         short = _masters_short_of_replicas()
         if short:
@@ -106,7 +111,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     """200 when the database and Redis answer, else 503; the JSON says which failed.
 
     Status "degraded" (still 200: requests are served) names in `degraded` what does not
-    fully work: instant delivery, replication, the subscription mirror (_degraded).
+    fully work: instant delivery, replication, the subscription mirror, queues without a
+    worker (_degraded).
     """
     checks: dict[str, str] = {}
     for name, check in (("database", _check_database), ("redis", _check_redis)):

@@ -12,7 +12,7 @@ registry says which families exist. It drives:
 A new family is one entry here and a row in the docs' table; the sweep and the coverage test follow.
 Templates are written with the default prefix `wms`; placeholders in angle brackets:
 `<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
-`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<scope>`
+`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<queue>`, `<scope>`
 (who made an idempotent request), `<key hash>`.
 """
 
@@ -36,6 +36,7 @@ _PLACEHOLDERS: dict[str, tuple[str, str]] = {
     "<metric>": ("claim|resolve", ""),
     "<chat id>": ("[^{}]+", ""),
     "<task name>": (".+", ""),
+    "<queue>": ("[^{}]+", ""),
     "<scope>": ("u:[0-9]{1,19}|python", ""),
     "<key hash>": ("[0-9a-f]{32}", ""),
     "<session key>": ("[a-z0-9]{32}", ""),
@@ -318,6 +319,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "string",
         "claim of a periodic task's current tick (`SET NX PX`, 0.9 × its interval), so a second beat cannot run it twice",
         "config/beat.py",
+    ),
+    KeyFamily(
+        "wms:{consumers}:<queue>",
+        "string",
+        "name of a Celery worker that consumes the queue, written by each such worker every `QUEUE_HEARTBEAT_SECONDS` and expiring after three; `/healthz` names the product's queues without one",
+        "config/queues.py",
     ),
     KeyFamily(
         "wms:mirror:rebuilding",

@@ -16,6 +16,8 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.util.ssl_ import create_urllib3_context
 
+from config import deadline
+
 logger = logging.getLogger(__name__)
 
 # When the request being made in this thread must be over (time.monotonic()), or None.
@@ -107,7 +109,8 @@ class OutboundSession(requests.Session):
       deployment or a test can trust its own service;
     - redirects are not followed: the allowed host answers, and nothing it points to (the
       SSRF guard, config/allowed_hosts.py, checked the host);
-    - the time limit (`time_limit`: the caller's `timeout`) covers the whole request (connect,
+    - the time limit (`time_limit`: the caller's `timeout`, or less when the deadline of the
+      work in hand, config/deadline.py, comes first) covers the whole request (connect,
       TLS handshake, send, the answer's status, headers and body), not each read; when it
       passes before the status has come, the request fails with requests' timeout error, as
       one that got no answer;
@@ -131,6 +134,9 @@ class OutboundSession(requests.Session):
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         limit = self.time_limit(kwargs.get("timeout"))
+        outer = deadline.left()  # the work this request is part of (an outbox attempt)
+        if outer is not None:
+            limit = min(limit, max(outer, 0.001))
         kwargs.update(allow_redirects=False, stream=True, timeout=limit)
         token = _deadline.set(time.monotonic() + limit)
         try:

@@ -257,18 +257,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Ping idle connections, so one cut by a restart is noticed and replaced, not hung on.
     "health_check_interval": 10,
 }
-# Queues, each with its own workers (the Procfiles' `worker`, `push_worker`, `outbox` and
-# `rules`). The scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and all
-# other tasks run on Celery's default queue. What waits on the outside runs on its own: pushes
-# (push services), the outbox (webhooks, e-mail; OUTBOX_QUEUE below) and the admin's runs of
-# SQL rules (`rules`, set on those tasks), so none of them ever delays an escalation or a
-# handover. The one table of routes:
+# Queues: the scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and most
+# tasks run on Celery's default queue; what waits on the outside has a queue of its own, which
+# its app declares on its tasks or routes here: pushes (`push`), the outbox (webhooks, e-mail;
+# OUTBOX_QUEUE below) and the admin's runs of SQL rules (`rules`), so none of them ever delays
+# an escalation or a handover. A worker started without -Q consumes every one of them
+# (config/queues.py); production runs a worker per queue (Procfile.production).
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
 CELERY_TASK_ROUTES = {
     "push.tasks.*": {"queue": "push"},
-    "outbox.tasks.deliver": {"queue": OUTBOX_QUEUE},
 }
+# Every worker reports the queues it consumes this often (its report lasts three times as
+# long); /healthz names the product's queues that no worker reported (config/queues.py).
+QUEUE_HEARTBEAT_SECONDS = env.float("QUEUE_HEARTBEAT_SECONDS", default=10.0)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -484,30 +485,30 @@ WEB_PUSH_RETRY_MAX_SECONDS = env.float("WEB_PUSH_RETRY_MAX_SECONDS", default=600
 WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER = env.int("WEB_PUSH_MAX_SUBSCRIPTIONS_PER_USER", default=10)
 
 # --- The outbox: webhooks and e-mails sent by a Celery task (SPEC 14) -------------------------
-# The outbox's task runs on its own queue (OUTBOX_QUEUE, routed with the others above), so a
-# slow receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
-# -Q outbox`, the Procfiles' `outbox` line).
+# The outbox's task runs on its own queue (OUTBOX_QUEUE, declared on the task), so a slow
+# receiver never holds up sweeps and rules: run a worker for it (`celery -A config worker
+# -Q outbox`, the Procfiles' `outbox` line). The outbox registers its beat entries itself
+# (outbox/apps.py): the pass every OUTBOX_PASS_SECONDS and the purge of rows that ended.
 # Attempts per message (an alert action's webhook: ALERT_ACTION_MAX_ATTEMPTS), the wait after
 # the first failure, doubled each time up to the longest (with jitter), and how long a worker
-# holds a message it is sending: one that died holding it is sent again after that.
+# holds a message it is sending (by the database's clock): one that died holding it is sent
+# again after that, and an attempt is cut off at three quarters of it (e-mail: the whole SMTP
+# conversation; webhooks: the whole request), so no attempt outlives its lease.
+OUTBOX_QUEUE = env("OUTBOX_QUEUE", default="outbox")
 OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=5)
 OUTBOX_RETRY_FIRST_SECONDS = env.float("OUTBOX_RETRY_FIRST_SECONDS", default=10.0)
 OUTBOX_RETRY_MAX_SECONDS = env.float("OUTBOX_RETRY_MAX_SECONDS", default=600.0)
 OUTBOX_LEASE_SECONDS = env.float("OUTBOX_LEASE_SECONDS", default=60.0)
 OUTBOX_RESULT_MAX_CHARS = 2000
-# Beat queues what is due and was never queued (a broker that was down), what a dead worker
-# left, and outcomes not yet settled, this often, at most this many of each per pass.
+# Beat queues what is due and not queued within its lease (a broker that was down, a worker
+# that never came), what a dead worker left, and outcomes not yet settled, this often, at most
+# this many of each per pass.
 OUTBOX_PASS_SECONDS = env.float("OUTBOX_PASS_SECONDS", default=10.0)
 OUTBOX_PASS_BATCH = env.int("OUTBOX_PASS_BATCH", default=200)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "pass-outbox": {
-            "task": "outbox.tasks.pass_outbox",
-            "schedule": OUTBOX_PASS_SECONDS,
-            "options": {"expires": OUTBOX_PASS_SECONDS},
-        },
-    }
-)
+# Messages that ended (succeeded or failed, and recorded by their feature) are deleted this
+# many days after they ended; beat deletes them every OUTBOX_PURGE_SECONDS, in bounded batches.
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=14)
+OUTBOX_PURGE_SECONDS = env.float("OUTBOX_PURGE_SECONDS", default=300.0)
 
 # --- Alert actions, reminders, e-mail when unclaimed (SPEC 14) -----------------------------
 # The hosts alert actions' webhooks may be on (`host` = port 443, `host:port`, `*.domain`):
@@ -549,8 +550,10 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 # E-mail (Django's settings, from the environment). Without EMAIL_HOST, EMAIL_BACKEND decides
-# (default: SMTP on localhost:25); `manage.py demo` writes mails to var/mail/ (file backend).
-EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+# (default: SMTP on localhost:25, through Django's SMTP backend with one time limit for a whole
+# send when the outbox sets one: config/outbound_mail.py); `manage.py demo` writes mails to
+# var/mail/ (file backend). EMAIL_TIMEOUT is Django's: per socket operation.
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="config.outbound_mail.EmailBackend")
 EMAIL_HOST = env("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")

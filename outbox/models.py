@@ -2,7 +2,9 @@
 
 A feature writes the row in the same database transaction as the decision that calls for it,
 so the decision and the duty to send exist together or not at all; a Celery task on its own
-queue sends it (outbox/services.py), retrying with back-off, and records one outcome.
+queue sends it (outbox/services.py), retrying with back-off, and records one outcome. Every
+time in a row that a lease or the relay compares is the database's (`Now()`), never a
+worker's clock. Rows that ended are deleted after OUTBOX_RETENTION_DAYS.
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ class OutboxMessage(models.Model):
         blank=True,
         help_text=_("Sending: when a worker that died holding it is given up."),
     )
+    queued_until = models.DateTimeField(
+        _("queued until"),
+        null=True,
+        blank=True,
+        help_text=_("A task for it is queued: beat's pass queues no other before this time."),
+    )
     last_error = models.CharField(_("last error"), max_length=500, blank=True)
     result = models.TextField(
         _("result"), blank=True, help_text=_("What the receiver answered (cut).")
@@ -72,6 +80,11 @@ class OutboxMessage(models.Model):
                 fields=["settled_at", "status"],
                 name="outbox_unsettled",
                 condition=models.Q(settled_at__isnull=True),
+            ),
+            models.Index(
+                fields=["finished_at"],
+                name="outbox_finished",
+                condition=models.Q(finished_at__isnull=False),
             ),
         ]
 

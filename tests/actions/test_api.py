@@ -5,11 +5,14 @@ alert."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import json
+import time
 
 import pytest
+from django.db.models.functions import Now
 from redis.exceptions import RedisError
 
 from actions.models import ActionRun, AlertAction
@@ -265,6 +268,78 @@ def test_a_4xx_fails_at_once_and_a_5xx_is_tried_again(
     assert outbox.deliver(run["id"]) == "failed"  # the last attempt
     assert ActionRun.objects.get(pk=run["id"]).status == "failed"
     assert [c.headers["idempotency-key"] for c in receiver.calls[-2:]] == [run["id"]] * 2
+
+
+@pytest.mark.django_db
+def test_an_action_switched_off_after_the_press_does_not_call_the_wms(
+    replenishers, warehouse, make_action, send, press, receiver, client_for
+):
+    """Issue 38, row A: a send re-checks that its action is still active."""
+    rita, _ = replenishers
+    action = make_action()
+    sent = send()
+    run = press(rita, sent.id, "task-created").json()["run"]
+
+    action.is_active = False
+    action.save()
+    assert outbox.deliver(run["id"]) == "failed"
+
+    assert receiver.calls == []
+    found = ActionRun.objects.get(pk=run["id"])
+    assert found.status == "failed"
+    assert "no longer active" in found.result
+    client = client_for(rita)
+    assert history(client, warehouse, sent.id)[-1]["event"] == "action_failed"
+    # The alert stays claimed by the presser, as after any failed run.
+    assert item(client, warehouse, sent.id)["claimed_by"]["username"] == "rita"
+
+
+@pytest.mark.django_db
+def test_a_run_keeps_its_outcome_when_its_outbox_row_is_deleted(
+    replenishers, warehouse, make_action, send, press, receiver, client_for, settings
+):
+    """Outbox rows that ended go after OUTBOX_RETENTION_DAYS (SPEC 10); the run stays as it
+    ended, attempts included."""
+    rita, _ = replenishers
+    make_action()
+    sent = send()
+    run = press(rita, sent.id, "task-created").json()["run"]
+    assert outbox.deliver(run["id"]) == "succeeded"
+    OutboxMessage.objects.filter(pk=run["id"]).update(
+        finished_at=Now() - dt.timedelta(days=settings.OUTBOX_RETENTION_DAYS + 1)
+    )
+
+    assert outbox.purge_ended() == 1
+    assert not OutboxMessage.objects.filter(pk=run["id"]).exists()
+    runs = (
+        client_for(rita)
+        .get(f"/api/v1/notifications/{sent.id}/actions/", {"warehouse": warehouse.pk})
+        .json()["results"]
+    )
+    assert [(r["id"], r["status"], r["attempts"]) for r in runs] == [(run["id"], "succeeded", 1)]
+    assert json.loads(runs[0]["result"]) == {"task": "RT-1"}
+
+
+@pytest.mark.django_db
+def test_a_webhook_that_does_not_answer_is_given_up_before_the_lease_ends(
+    replenishers, make_action, send, press, receiver, settings
+):
+    """No attempt outlives its lease (SPEC 10): the webhook's time limit is cut to the
+    outbox's deadline, so another worker never calls the WMS while this call still waits."""
+    settings.OUTBOX_LEASE_SECONDS = 2.0
+    settings.ALERT_WEBHOOK_TIMEOUT_SECONDS = 10.0  # longer than the lease
+    rita, _ = replenishers
+    make_action()
+    run = press(rita, send().id, "task-created").json()["run"]
+
+    receiver.hold()  # the WMS takes the call and does not answer
+    started = time.monotonic()
+    try:
+        assert outbox.deliver(run["id"]) == "retry"
+    finally:
+        receiver.release()
+    assert time.monotonic() - started < settings.OUTBOX_LEASE_SECONDS
+    assert OutboxMessage.objects.get(pk=run["id"]).attempts == 1
 
 
 def test_the_first_retry_comes_within_a_minute(settings):

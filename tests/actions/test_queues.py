@@ -8,16 +8,22 @@ from pathlib import Path
 from django.conf import settings
 
 from config.celery import app
+from config.queues import queue_of
 
 BASE_DIR = Path(settings.BASE_DIR)
 
 
 def test_the_outbox_task_is_routed_to_its_queue_and_beat_passes_are_not():
-    assert app.amqp.router.route({}, "outbox.tasks.deliver")["queue"].name == "outbox"
-    for periodic in ("outbox.tasks.pass_outbox", "actions.tasks.send_reminders"):
-        assert app.amqp.router.route({}, periodic)["queue"].name == "celery"
+    assert queue_of(app, "outbox.tasks.deliver") == "outbox"
+    periodic = (
+        "outbox.tasks.pass_outbox",
+        "outbox.tasks.purge_outbox",
+        "actions.tasks.send_reminders",
+    )
+    for task in periodic:
+        assert queue_of(app, task) == "celery"
     schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert {"outbox.tasks.pass_outbox", "actions.tasks.send_reminders"} <= schedule
+    assert set(periodic) <= schedule
 
 
 def test_every_procfile_runs_a_worker_for_the_outbox_queue():

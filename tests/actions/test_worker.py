@@ -138,3 +138,20 @@ def test_presses_at_once_make_one_run(
     # The same operator twice (two tabs, a double tap): one run, the other answers it.
     assert race((rita, other.id), (rita, other.id)) == [200, 202]
     assert ActionRun.objects.filter(notification_id=other.id).count() == 1
+
+
+def test_a_worker_started_as_spec_6_says_sends_the_webhook(
+    shared_database, replenishers, make_action, send, press, receiver
+):
+    """`celery -A config worker`, no -Q (SPEC 6): it consumes the outbox's queue too, so a
+    press's run is sent and ends, not left `pending` for ever."""
+    rita, _ = replenishers
+    make_action()
+    sent = send()
+
+    run = press(rita, sent.id, "task-created").json()["run"]
+    with worker_process(prepare=fresh_connections):
+        assert eventually(lambda: status_of(run["id"]) == "succeeded", timeout=30)
+
+    [call] = receiver.calls
+    assert call.headers["idempotency-key"] == run["id"]

@@ -109,3 +109,12 @@ def subscribed(warehouse, rep_notice, role, make_user, django_capture_on_commit_
     with django_capture_on_commit_callbacks(execute=True):
         Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     return make_user("rita", role)
+
+
+@pytest.fixture
+def queues_consumed(redis: Redis) -> None:
+    """Every product queue has a worker, as far as /healthz can tell: the heartbeat a worker
+    consuming them all writes (config/queues.py), written here without starting one."""
+    from config import queues
+
+    queues.report_consumers(list(queues.product_queues()), "test-worker@localhost")

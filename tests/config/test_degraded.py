@@ -25,7 +25,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
-def no_flags_of_earlier_tests():
+def no_flags_of_earlier_tests(queues_consumed):
+    """No flag of an earlier test, and workers for every queue: what is degraded is the
+    test's."""
     for name in list(status.degraded()):
         status.clear(name)
     yield

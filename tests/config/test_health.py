@@ -17,7 +17,7 @@ def no_flags_of_earlier_tests():
         status.clear(name)
 
 
-def test_healthz_is_200_when_database_and_redis_answer(client: Client):
+def test_healthz_is_200_when_database_and_redis_answer(client: Client, queues_consumed):
     answer = client.get("/healthz")  # anonymous: load balancers log in nowhere
     assert answer.status_code == 200
     assert answer.json() == {

@@ -8,6 +8,7 @@ from django.conf import settings
 
 from config import beat, keyfamilies
 from delivery import keys as delivery_keys
+from config import beat, keyfamilies, queues
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from notifications import keys
@@ -61,6 +62,7 @@ def built_keys() -> list[str]:
         chat_keys.contacts(user),
         chat_keys.activity(),
         beat.tick_key("notifications.expire"),
+        queues.consumer_key("outbox"),
         subscription_keys.mirror_rebuilding(),
         directory_keys.version_key(),
         directory_keys.session("0123456789abcdefghijklmnopqrstuv"),

@@ -14,6 +14,7 @@ from prometheus_client import REGISTRY
 
 from config import timestamps
 from config.celery import app
+from config.queues import product_queues
 from push import services
 from push.http import PushSession
 from push.payload import Alert
@@ -147,9 +148,11 @@ def test_the_procfiles_start_workers_for_both_queues(procfile):
     for line in text.splitlines():
         words = line.partition(":")[2].split()
         if words[:4] == ["celery", "-A", "config", "worker"]:
-            # Without -Q a worker consumes the default queue.
-            queues = words[words.index("-Q") + 1] if "-Q" in words else "celery"
-            consumed.update(queues.split(","))
+            # Without -Q a worker consumes every queue of the product (config/queues.py).
+            if "-Q" in words:
+                consumed.update(words[words.index("-Q") + 1].split(","))
+            else:
+                consumed.update(product_queues())
 
     assert {app.conf.task_default_queue, "push"} <= consumed
 
