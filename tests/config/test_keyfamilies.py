@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from config import beat, keyfamilies
-from delivery import keys as delivery_keys
 from config import beat, keyfamilies, queues
+from delivery import keys as delivery_keys
 from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from notifications import keys
