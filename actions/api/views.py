@@ -24,7 +24,7 @@ class PressView(APIView):
             200: s.PressOutput,
             202: s.PressOutput,
             404: ns.DetailOutput,
-            409: ns.ConflictOutput,
+            409: s.PressConflictOutput,
         },
         summary="Run an action on the alert, once",
         description="202 with the new run; 200 with the earlier run while one of this action "
