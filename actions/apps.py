@@ -23,4 +23,5 @@ class ActionsConfig(AppConfig):
         handlers.register(mail.EMAIL, handlers.Handler(send=mail.send, settle=mail.settle))
         hooks.actions.of = catalog.actions_of
         hooks.actions.now = catalog.actions_now
+        hooks.actions.fit = catalog.fit
         hooks.listen(hooks.Published, followups.after_publish)

@@ -2,17 +2,50 @@
 
 N carries its type's actions on every poll, so they come from memory: a holding
 (directory/holdings.py) built from the alert actions and the message types, loaded in one
-query when first needed after a change of either, in any process.
+query when first needed after a change of either, in any process. Each
+alert then gets them `fit` to its data: an action whose confirm_field the alert's data lacks
+is offered disabled, with the reason (SPEC 14, "Outcomes on the page"), and a press of it is
+refused with the same words.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils import translation
+from django.utils.translation import gettext
 
 from directory import holdings
+
+
+def _language(language: str | None) -> str:
+    """The catalog's two languages: "zh-hans" for any Chinese, else "en"."""
+    return "zh-hans" if (language or "").lower().startswith("zh") else "en"
+
+
+def _thing(field: str) -> str:
+    """A data key as words: "bin_code" -> "bin code"."""
+    return field.replace("_", " ").replace("-", " ").strip() or field
+
+
+def scannable(data: Mapping[str, Any], field: str) -> str | None:
+    """The alert's value of `field` to scan against, None when its data lacks it (absent,
+    null or blank): then nothing scanned could ever match."""
+    value = data.get(field) if isinstance(data, Mapping) else None
+    if value is None:
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def unavailable_reason(field: str) -> str:
+    """Why an action that scans `field` cannot run on an alert lacking it (active language)."""
+    return gettext(
+        "This alert does not say which %(thing)s to scan (its data has no “%(field)s”), "
+        "so this action cannot run on it."
+    ) % {"thing": _thing(field), "field": field}
 
 
 @dataclass(frozen=True)
@@ -23,16 +56,30 @@ class Entry:
     label: str
     label_zh: str
     confirm_field: str
+    confirm_label: str
+    confirm_label_zh: str
     resolves: bool
 
     def shown(self, language: str | None) -> dict[str, Any]:
-        """As N's `actions` lists it."""
-        zh = (language or "").lower().startswith("zh") and self.label_zh
+        """As N's `actions` lists it, before it is fit to an alert's data (available)."""
+        zh = _language(language) == "zh-hans"
         return {
             "code": self.code,
-            "label": self.label_zh if zh else self.label,
+            "label": self.label_zh if zh and self.label_zh else self.label,
             "confirm_field": self.confirm_field or None,
+            "confirm_label": self.prompt(language) if self.confirm_field else None,
+            "available": True,
+            "reason": None,
         }
+
+    def prompt(self, language: str | None) -> str:
+        """What the scan field says, in words: the admin's, else "Scan the <field>"."""
+        language = _language(language)
+        own = self.confirm_label_zh if language == "zh-hans" else self.confirm_label
+        if own:
+            return own
+        with translation.override(language):
+            return gettext("Scan the %(thing)s") % {"thing": _thing(self.confirm_field)}
 
 
 @dataclass(frozen=True)
@@ -45,7 +92,7 @@ class Catalog:
         entries = self.by_type.get(type_code)
         if not entries:
             return []
-        key = (type_code, "zh" if (language or "").lower().startswith("zh") else "en")
+        key = (type_code, _language(language))
         found = self.shown.get(key)
         if found is None:
             found = [entry.shown(key[1]) for entry in entries]
@@ -82,6 +129,8 @@ def _load() -> Catalog:
                 label=row.label,
                 label_zh=row.label_zh,
                 confirm_field=row.confirm_field,
+                confirm_label=row.confirm_label,
+                confirm_label_zh=row.confirm_label_zh,
                 resolves=row.resolves,
             )
         )
@@ -110,3 +159,19 @@ def actions_now(type_code: str) -> list[dict[str, Any]] | None:
     if held is None:
         return None
     return held.actions(type_code, translation.get_language())
+
+
+def fit(actions: list[dict[str, Any]], data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """N's `actions` for one alert: each whose confirm_field its data lacks, disabled with
+    the reason (in the active language). The list itself when nothing changes (most alerts:
+    the catalog's shared list, read only)."""
+    if not actions:
+        return actions
+    fitted = None
+    for index, action in enumerate(actions):
+        field = action["confirm_field"]
+        if field and scannable(data, field) is None:
+            if fitted is None:
+                fitted = list(actions)
+            fitted[index] = {**action, "available": False, "reason": unavailable_reason(field)}
+    return actions if fitted is None else fitted

@@ -101,8 +101,25 @@ class AlertAction(models.Model):
         blank=True,
         help_text=_(
             "A key of the notification's data (e.g. bin) whose value must be scanned "
-            "to run it. Empty: no scan."
+            "to run it. Empty: no scan. The alerts of this type must carry it: on one whose "
+            "data lacks it, the page shows the action disabled with the reason (saving warns "
+            "when recent alerts lack it)."
         ),
+    )
+    confirm_label = models.CharField(
+        _("scan prompt"),
+        max_length=100,
+        blank=True,
+        help_text=_(
+            "What the scan field says, in words (e.g. Scan the bin). Empty: "
+            "“Scan the <confirm field>”."
+        ),
+    )
+    confirm_label_zh = models.CharField(
+        _("scan prompt in Chinese"),
+        max_length=100,
+        blank=True,
+        help_text=_("E.g. 扫描库位. Empty: the English prompt's pattern in Chinese."),
     )
     is_active = models.BooleanField(_("active"), default=True)
 

@@ -20,15 +20,18 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import uuid
 from dataclasses import dataclass
+from enum import StrEnum
+from http import HTTPStatus
 from typing import Any
 
 import requests
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from config import errors, idempotency, timestamps
 from config.idempotency import Guard
@@ -128,8 +131,10 @@ def press(
             gettext("Already claimed by %(user)s.") % {"user": holder.username}, item
         )
     if entry.confirm_field:
-        expected = item.notification.data.get(entry.confirm_field)
-        if expected is None or scan is None or _normal(scan) != _normal(expected):
+        expected = catalog.scannable(item.notification.data, entry.confirm_field)
+        if expected is None:  # nothing could ever match: say why, as the page does
+            raise ScanMismatch(catalog.unavailable_reason(entry.confirm_field), entry.confirm_field)
+        if scan is None or _normal(scan) != _normal(expected):
             raise ScanMismatch(
                 gettext("The scan does not match this alert's %(field)s.")
                 % {"field": entry.confirm_field},
@@ -229,7 +234,7 @@ class _Asked:
                 )
                 run.save(force_insert=True)
         except IntegrityError:
-            return self._instead(entry)
+            return self._instead(entry, item)
         # After the commit: a Redis failure here answers 503 and the retry finds the run (by
         # its key, or as the action's live run), recording `action` then; the message is sent
         # by beat's next pass if it is never queued here.
@@ -237,14 +242,23 @@ class _Asked:
         outbox.queue(run.pk)
         return Pressed(run=run, created=True)
 
-    def _instead(self, entry: catalog.Entry) -> Pressed:
+    def _instead(self, entry: catalog.Entry, item: InboxItem) -> Pressed:
         """The insert lost to another press: the same key's (its answer), or the live run."""
         before = self.earlier()
         if before is not None:
             return before
         earlier = live_run(entry.id, self.warehouse_id, self.notification_id)
         if earlier is None:  # it ended between the insert and this read: press again
-            raise errors.Conflict(gettext("Another press of this action ended; try again."))
+            holder = item.lifecycle.claimed_by
+            raise errors.Conflict(
+                gettext("Another press of this action ended; try again."),
+                # A press's 409 says who holds the alert, as every other one does (the schema).
+                extra={
+                    "claimed_by": None
+                    if holder is None
+                    else {"id": holder.id, "username": holder.username}
+                },
+            )
         _record_started(earlier)
         return Pressed(run=earlier, created=False)
 
@@ -287,7 +301,7 @@ def live_run(action_id: int, warehouse_id: int, notification_id: str) -> ActionR
 
 def run_dict(run: ActionRun) -> dict[str, Any]:
     """R (SPEC 14): {"id", "action", "status", "attempts", "result", "created_at",
-    "finished_at", "by"}."""
+    "finished_at", "by"}, and `error` (`run_error`)."""
     message = run.message
     return {
         "id": str(run.pk),
@@ -298,7 +312,85 @@ def run_dict(run: ActionRun) -> dict[str, Any]:
         "created_at": iso(run.created_at),
         "finished_at": None if run.finished_at is None else iso(run.finished_at),
         "by": None if run.user_id is None else {"id": run.user_id, "username": run.username},
+        "error": run_error(run),
     }
+
+
+class ErrorKind(StrEnum):
+    """What went wrong with a webhook call, as R's `error.kind` says it."""
+
+    ANSWERED = "answered"  # the WMS answered, with a status that is not success
+    TIMEOUT = "timeout"  # no answer within ALERT_WEBHOOK_TIMEOUT_SECONDS
+    UNREACHABLE = "unreachable"  # no connection (refused, no route, TLS not accepted)
+    REFUSED = "refused"  # this server may not call the URL (ALERT_WEBHOOK_ALLOWED_HOSTS)
+    OTHER = "other"
+
+
+_HTTP_STATUS = re.compile(r"HTTP (\d{3})")
+
+
+def run_error(run: ActionRun) -> dict[str, Any] | None:
+    """What went wrong, for the page to say (SPEC 14, "Outcomes on the page"): `{"kind",
+    "http_status", "message"}`, the message in words of the active language. A failed run:
+    why it failed (and how often it was tried); a pending one: why its last attempt failed,
+    if one did (it is tried again); otherwise None. Read from the outbox message's last error,
+    as `Webhooks.send` wrote it."""
+    if run.status == RunStatus.SUCCEEDED:
+        return None
+    message = run.message
+    error = "" if message is None else message.last_error
+    if not error:
+        if run.status == RunStatus.PENDING:
+            return None
+        error = run.result or "?"
+    kind, status, words = _described(error)
+    attempts = 0 if message is None else int(message.attempts)
+    if run.status == RunStatus.PENDING:
+        words = f"{words} {gettext('It will be tried again.')}"
+    elif attempts > 1:
+        tried = ngettext("Tried %(count)s time.", "Tried %(count)s times.", attempts)
+        words = f"{words} {tried % {'count': attempts}}"
+    return {"kind": str(kind), "http_status": status, "message": words}
+
+
+def _described(error: str) -> tuple[ErrorKind, int | None, str]:
+    """A webhook call's error (`Webhooks.send`: "HTTP 404", "refused: …", "<requests'
+    exception>: …") as its kind, its HTTP status and a sentence."""
+    answered = _HTTP_STATUS.fullmatch(error.strip())
+    if answered:
+        status = int(answered[1])
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            return (
+                ErrorKind.ANSWERED,
+                status,
+                gettext("The WMS answered %(status)s.") % {"status": status},
+            )
+        words = gettext("The WMS answered %(status)s (%(phrase)s).")
+        return ErrorKind.ANSWERED, status, words % {"status": status, "phrase": phrase}
+    if error.startswith("refused:"):
+        return (
+            ErrorKind.REFUSED,
+            None,
+            gettext(
+                "This server may not call the action's webhook (its address is not allowed "
+                "any more): ask an administrator."
+            ),
+        )
+    name = error.split(":", 1)[0].strip()
+    raised = getattr(requests.exceptions, name, None)
+    if isinstance(raised, type) and issubclass(raised, requests.RequestException):
+        if issubclass(raised, requests.Timeout):
+            seconds = f"{settings.ALERT_WEBHOOK_TIMEOUT_SECONDS:g}"
+            words = gettext("The WMS did not answer within %(seconds)s seconds.")
+            return ErrorKind.TIMEOUT, None, words % {"seconds": seconds}
+        if issubclass(raised, requests.exceptions.SSLError):
+            words = gettext("The WMS could not be reached: its certificate was not accepted.")
+            return ErrorKind.UNREACHABLE, None, words
+        return ErrorKind.UNREACHABLE, None, gettext("The WMS could not be reached.")
+    words = gettext("The action could not be done (%(error)s).")
+    return ErrorKind.OTHER, None, words % {"error": error[:200]}
 
 
 # --- The outbox's handler of webhooks -------------------------------------------------------

@@ -63,6 +63,8 @@ DEMO_ACTION = {
     "label_zh": "已创建补货任务",
     "resolves": True,
     "confirm_field": "bin",
+    "confirm_label": "Scan the bin",
+    "confirm_label_zh": "扫描库位",
 }
 DEMO_WEBHOOK_PATH = "/inventory/webhooks/replenishment-task/"
 ROLES = ["Replenishment", "Supervisors"]

@@ -20,7 +20,9 @@ What the core asks, each with a default for a project without the feature:
 - `shift_report`: the alert report's rows per shift: by default none;
 - `actions`: the provider of N's `actions` (SPEC 14): the active actions of a message type in
   the active language. `of` may read the database or Redis; `now` must not (the event
-  stream's loop calls it) and answers None when it holds nothing for the type yet.
+  stream's loop calls it) and answers None when it holds nothing for the type yet. `fit`
+  makes them one alert's, from its `data` (an action the data gives nothing to scan for is
+  unavailable), reading nothing; by default the list as it is.
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ ActionList = list[dict[str, Any]]
 class ActionsProvider:
     of: Callable[[str], ActionList] = lambda type_code: []
     now: Callable[[str], ActionList | None] = lambda type_code: []
+    fit: Callable[[ActionList, dict[str, Any]], ActionList] = lambda actions, data: actions
 
 
 actions = ActionsProvider()

@@ -222,5 +222,30 @@ def expired_unswept_many(warehouse_ids: Sequence[int], *, now_ms: int) -> dict[i
     return {w: int(n) for w, n in zip(warehouse_ids, batch.execute(), strict=True)}
 
 
+# --- Recent contents (the admin's checks) -------------------------------------------------------
+
+
+def recent_contents(warehouse_ids: Sequence[int], *, per_warehouse: int) -> list[dict[str, Any]]:
+    """The stored contents of up to `per_warehouse` notifications of each warehouse, those
+    expiring last first (the newest, for a type's usual TTL), in two round trips: bounded
+    reads whatever the warehouses hold. Swept ones are left out."""
+    if not warehouse_ids or per_warehouse <= 0:
+        return []
+    ranges = Batch()
+    for warehouse_id in warehouse_ids:
+        ranges.command("ZREVRANGE", keys.expiry(warehouse_id), 0, per_warehouse - 1)
+    slots = [[_text(slot) for slot in found] for found in ranges.execute()]
+    contents = Batch()
+    asked = [(w, found) for w, found in zip(warehouse_ids, slots, strict=True) if found]
+    for warehouse_id, found in asked:
+        contents.command("HMGET", keys.contents(warehouse_id), *found)
+    return [
+        json.loads(content)
+        for reply in (contents.execute() if asked else [])
+        for content in reply
+        if content
+    ]
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

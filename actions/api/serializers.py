@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from notifications.api.serializers import ActorOutput, WarehouseQuery
+from notifications.api.serializers import ActorOutput, ConflictOutput, WarehouseQuery
 
 SCAN_MAX_LENGTH = 200
 
@@ -22,6 +23,19 @@ class PressInput(WarehouseQuery):
     )
 
 
+class RunErrorOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=["answered", "timeout", "unreachable", "refused", "other"],
+        help_text="answered: the WMS answered with a status that is not success; timeout: no "
+        "answer in time; unreachable: no connection; refused: this server may not call the "
+        "URL any more.",
+    )
+    http_status = serializers.IntegerField(
+        allow_null=True, help_text="The WMS's HTTP status (kind answered); else null."
+    )
+    message = serializers.CharField(help_text="What went wrong, in the request's language.")
+
+
 class RunOutput(serializers.Serializer):
     id = serializers.UUIDField(help_text="Also the Idempotency-Key of every webhook call.")
     action = serializers.CharField(help_text="The action's code.")
@@ -35,28 +49,15 @@ class RunOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     by = ActorOutput(allow_null=True)
+    error = RunErrorOutput(
+        allow_null=True,
+        help_text="failed: why; pending: why the last attempt failed, if one did (it is tried "
+        "again); succeeded: null.",
+    )
 
 
 class PressOutput(serializers.Serializer):
     run = RunOutput()
-
-
-class PressConflictOutput(serializers.Serializer):
-    """Every 409 of a press: `claimed_by` when the alert is someone else's or resolved,
-    `field` when the scan does not match it, neither when another press of the action ended
-    meanwhile (try again)."""
-
-    detail = serializers.CharField()
-    claimed_by = ActorOutput(
-        allow_null=True,
-        required=False,
-        help_text="Who holds the alert (null: resolved with nobody holding it); only when it "
-        "is someone else's or resolved.",
-    )
-    field = serializers.CharField(
-        required=False,
-        help_text="The action's confirm_field, when the scan does not match the alert's value.",
-    )
 
 
 class RunsOutput(serializers.Serializer):
@@ -65,4 +66,16 @@ class RunsOutput(serializers.Serializer):
 
 class ScanMismatchOutput(serializers.Serializer):
     detail = serializers.CharField()
-    field = serializers.CharField(help_text="The action's confirm_field.")
+    field = serializers.CharField(
+        help_text="The action's confirm_field: the scan does not match the alert's value, or "
+        "the alert's data has none."
+    )
+
+
+# A press's 409 is one of two bodies: who holds the alert (someone else claimed it, it is
+# resolved), or the scan's field. Each has its own required key, so exactly one matches.
+PressConflictOutput = PolymorphicProxySerializer(
+    component_name="PressConflictOutput",
+    serializers=[ConflictOutput, ScanMismatchOutput],
+    resource_type_field_name=None,
+)

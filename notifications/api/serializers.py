@@ -215,6 +215,17 @@ class ActionOutput(serializers.Serializer):
         allow_null=True,
         help_text="A key of `data` whose value must be scanned (sent as `scan`) to run it.",
     )
+    confirm_label = serializers.CharField(
+        allow_null=True,
+        help_text="What to scan, in words (e.g. Scan the bin), in the request's language; "
+        "null without confirm_field.",
+    )
+    available = serializers.BooleanField(
+        help_text="False when this alert's data lacks the confirm_field: it cannot run here."
+    )
+    reason = serializers.CharField(
+        allow_null=True, help_text="Why it is not available, in words; null when it is."
+    )
 
 
 class NotificationOutput(serializers.Serializer):
@@ -247,12 +258,14 @@ class NotificationOutput(serializers.Serializer):
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
     actions = serializers.SerializerMethodField(
-        help_text="The active actions of its type (SPEC 14), labels in the request's language."
+        help_text="The active actions of its type (SPEC 14), labels in the request's language; "
+        "one whose confirm_field this alert's data lacks is `available: false`, with a reason."
     )
 
     @extend_schema_field(ActionOutput(many=True))
     def get_actions(self, item: InboxItem) -> list[dict[str, Any]]:
-        return hooks.actions.of(item.notification.message_type)
+        n = item.notification
+        return hooks.actions.fit(hooks.actions.of(n.message_type), n.data)
 
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_snoozed_until(self, item: InboxItem) -> str | None:
@@ -332,7 +345,9 @@ def notification_dict(
     answer["key"] = None if n.key is None else str(n.key)
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
-    answer["actions"] = hooks.actions.of(n.message_type) if actions is None else actions
+    answer["actions"] = hooks.actions.fit(
+        hooks.actions.of(n.message_type) if actions is None else actions, n.data
+    )
     return answer
 
 

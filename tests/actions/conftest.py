@@ -1,15 +1,19 @@
 """Fixtures for alert actions: a WMS webhook receiver on 127.0.0.1 over real HTTPS (the shared
 stand-in of tests/https_stand_in.py, as the push tests' service), subscribed operators, actions
-and a press."""
+and a press; and the test database shared with a real Celery worker process (tests/workers.py)
+that sends the runs."""
 
 from __future__ import annotations
 
 import http.server
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
+from django.db import connections
 
 from actions.models import AlertAction
 from notifications.services import publish
@@ -20,6 +24,50 @@ from tests.push.conftest import (  # noqa: F401  (the push service's fixtures, f
     push_service,
     subscribe,
 )
+from tests.workers import _inherited
+
+# What a worker that sends runs consumes: the default queue and the outbox's.
+QUEUES = ["celery", django_settings.OUTBOX_QUEUE]
+
+
+@pytest.fixture
+def shared_database(transactional_db, tmp_path) -> Iterator[None]:
+    """The test database in a file for this test: a worker process forked from the test sees
+    what the test wrote, and the test what the worker writes (an in-memory database would be
+    copied at the fork, its writes lost with it). Restored afterwards. The live server's
+    thread shares the test's connection, so it follows to the file too."""
+    conn = connections["default"]
+    if conn.vendor != "sqlite":
+        yield  # PostgreSQL: the worker reaches the same database over its own connection
+        return
+    conn.ensure_connection()
+    memory = conn.connection
+    path = tmp_path / "db.sqlite3"
+    target = sqlite3.connect(path)
+    memory.backup(target)
+    target.close()
+    saved = conn.settings_dict["NAME"]
+    conn.connection = None
+    conn.settings_dict["NAME"] = str(path)
+    # Django never closes an in-memory database's connection (the live server's threads share
+    # it); one to a file is closed at the end of each request: keep this one open as well,
+    # or a request's end closes it under another thread's query.
+    conn.close = lambda: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del conn.close
+        conn.close()
+        conn.settings_dict["NAME"] = saved
+        conn.connection = memory
+
+
+def fresh_connections() -> None:
+    """In the worker: never use a SQLite connection opened before the fork."""
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None:
+            _inherited.append(conn.connection)
+            conn.connection = None
 
 
 class WebhookReceiver(HTTPSStandIn):

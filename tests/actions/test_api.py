@@ -54,7 +54,14 @@ def test_an_alert_lists_the_active_actions_of_its_type_in_the_callers_language(
     client = client_for(rita)
 
     assert item(client, warehouse, sent.id)["actions"] == [
-        {"code": "task-created", "label": "Replenishment task created", "confirm_field": "bin"}
+        {
+            "code": "task-created",
+            "label": "Replenishment task created",
+            "confirm_field": "bin",
+            "confirm_label": "Scan the bin",
+            "available": True,
+            "reason": None,
+        }
     ]
     page = client.get(
         "/api/v1/notifications/", {"warehouse": warehouse.pk}, HTTP_ACCEPT_LANGUAGE="zh-hans"

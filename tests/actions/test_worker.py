@@ -4,55 +4,16 @@ one run."""
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections.abc import Iterator
 
-import pytest
-from django.conf import settings as django_settings
 from django.db import connections
 
 from actions.models import ActionRun
 from outbox.models import OutboxMessage
 from outbox.tasks import pass_outbox
+from tests.actions.conftest import QUEUES, fresh_connections
 from tests.waiting import eventually
-from tests.workers import _inherited, kill, worker_process
-
-QUEUES = ["celery", django_settings.OUTBOX_QUEUE]
-
-
-@pytest.fixture
-def shared_database(transactional_db, tmp_path) -> Iterator[None]:
-    """The test database in a file for this test: a worker process forked from the test sees
-    what the test wrote, and the test what the worker writes (an in-memory database would be
-    copied at the fork, its writes lost with it). Restored afterwards."""
-    conn = connections["default"]
-    if conn.vendor != "sqlite":
-        yield  # PostgreSQL: the worker reaches the same database over its own connection
-        return
-    conn.ensure_connection()
-    memory = conn.connection
-    path = tmp_path / "db.sqlite3"
-    target = sqlite3.connect(path)
-    memory.backup(target)
-    target.close()
-    saved = conn.settings_dict["NAME"]
-    conn.connection = None
-    conn.settings_dict["NAME"] = str(path)
-    try:
-        yield
-    finally:
-        conn.close()
-        conn.settings_dict["NAME"] = saved
-        conn.connection = memory
-
-
-def fresh_connections() -> None:
-    """In the worker: never use a SQLite connection opened before the fork."""
-    for conn in connections.all(initialized_only=True):
-        if conn.connection is not None:
-            _inherited.append(conn.connection)
-            conn.connection = None
+from tests.workers import kill, worker_process
 
 
 def status_of(run_id: str) -> str:

@@ -32,7 +32,7 @@ BASE_DIR = Path(settings.BASE_DIR)
 # The README's second-terminal command, word for word.
 README_PUBLISH = [
     "manage.py", "publish", "--type", "REP_NOTICE", "--warehouse", "SH01",
-    "--title", "Replenish A-01-03",
+    "--title", "Replenish A-01-03", "--data", '{"bin": "A-01-03", "qty": -12}',
 ]  # fmt: skip
 
 

@@ -73,9 +73,10 @@ def actions_of_types(monkeypatch):
     def of(type_code: str) -> list[dict]:
         if not type_code.startswith("A"):
             return []
+        shown = {"confirm_label": None, "available": True, "reason": None}
         return [
-            {"code": "done", "label": "Done", "confirm_field": None},
-            {"code": "moved", "label": type_code, "confirm_field": "bin"},
+            {"code": "done", "label": "Done", "confirm_field": None, **shown},
+            {"code": "moved", "label": type_code, "confirm_field": "bin", **shown},
         ]
 
     monkeypatch.setattr(hooks.actions, "of", of)

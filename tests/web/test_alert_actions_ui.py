@@ -1,8 +1,9 @@
 """Scan to confirm on a handheld (SPEC 14), in Chromium at 360x640 (touch), in English and
-Chinese: an alert's action opens a dialog whose field has focus, a keyboard-wedge scanner types
-into it and its Enter submits; a mismatch says so next to the field and nothing runs; the right
-scan runs the action once (the WMS's webhook, a real HTTPS receiver, gets one call) and the
-resolving action resolves the alert."""
+Chinese: an alert's action opens a dialog whose field has focus and says in words what to scan
+(never the data's key), a keyboard-wedge scanner types into it and its Enter submits; a
+mismatch says so next to the field and nothing runs; the right scan runs the action once (the
+WMS's webhook, a real HTTPS receiver, gets one call), the resolving action resolves the alert,
+and the dialog says it is done."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def task_created(rep_notice, receiver) -> AlertAction:
         url=receiver.url(),
         resolves=True,
         confirm_field="bin",
+        confirm_label_zh="扫描库位",  # English: none given, so "Scan the bin"
     )
 
 
@@ -61,10 +63,16 @@ def fits(page) -> None:
 
 
 @pytest.mark.parametrize(
-    ("locale", "label", "mismatch"),
+    ("locale", "label", "prompt", "mismatch", "done"),
     [
-        ("en-US", "Replenishment task created", "not the bin"),
-        ("zh-CN", "已创建补货任务", "请重新扫描"),
+        (
+            "en-US",
+            "Replenishment task created",
+            "Scan the bin",
+            "not what this alert asks for",
+            "Replenishment task created: done.",
+        ),
+        ("zh-CN", "已创建补货任务", "扫描库位", "请重新扫描", "已创建补货任务：已完成。"),  # noqa: RUF001
     ],
 )
 def test_scan_to_confirm_on_a_handheld(
@@ -76,7 +84,9 @@ def test_scan_to_confirm_on_a_handheld(
     celery_eager,
     locale,
     label,
+    prompt,
     mismatch,
+    done,
 ):
     publish(
         message_type="REP_NOTICE",
@@ -103,6 +113,7 @@ def test_scan_to_confirm_on_a_handheld(
 
     field = page.locator("#action-scan")
     expect(field).to_be_focused()  # the scanner types here without a tap
+    expect(page.locator("#action-scan-label")).to_have_text(prompt)  # words, not "bin"
     page.keyboard.type("A-01-04")
     page.keyboard.press("Enter")  # the scanner's Enter
 
@@ -124,6 +135,8 @@ def test_scan_to_confirm_on_a_handheld(
     assert len(receiver.calls) == 1
     assert receiver.calls[0].headers["idempotency-key"] == str(run.pk)
     expect(page.locator("#dialog-status")).to_contain_text("alice")  # resolved by alice
-    expect(page.locator("#dialog-alert-actions")).to_be_hidden()
+    actions = page.locator("#dialog-alert-actions")
+    expect(actions.locator("[data-alert-action]")).to_have_count(0)  # resolved: none to press
+    expect(actions.locator(".run-succeeded")).to_contain_text(done)
     fits(page)
     screen.shot(f"71-scan-done-{locale}")

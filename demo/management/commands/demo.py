@@ -37,6 +37,12 @@ DEFAULT_REDIS_PORT = 6390
 DEMO_WAREHOUSE = "SH01"
 # Where the demo WMS (its alert action's webhook) is served over HTTPS.
 DEFAULT_TLS_PORT = 8443
+# The README's second-terminal command, word for word: its alert carries the bin that the
+# demo's action ("Replenishment task created") asks to scan, and the stock its task refills.
+SECOND_TERMINAL = (
+    ".venv/bin/python manage.py publish --type REP_NOTICE --warehouse SH01 "
+    """--title "Replenish A-01-03" --data '{"bin": "A-01-03", "qty": -12}'"""
+)
 
 
 class RedisWatchdog(threading.Thread):
@@ -187,8 +193,7 @@ class Command(BaseCommand):
             f"  API docs       http://{host}:{port}/api/docs/ (once signed in)",
             f"  Event stream   http://{host}:{port}/api/v1/stream/?warehouse=ID (uvicorn, ASGI)",
             f"  Redis          {redis_url} (restarted if it dies; data kept in var/redis/)",
-            "  Second terminal: python manage.py publish --type REP_NOTICE --warehouse SH01 "
-            '--title "Replenish A-01-03"  (reads var/demo.env)',
+            f"  Second terminal: {SECOND_TERMINAL}  (reads var/demo.env)",
             f"  Demo WMS       {self.webhook} (the alert action's webhook; its tasks: admin, "
             "Inventory > Replenishment tasks)",
             "  E-mail         printed by the outbox worker (Django's console backend)",

@@ -119,15 +119,21 @@ export class NotificationCenter {
       onSettled: (item, note, error) => this.#settled(item, note, error),
       onChange: () => this.#renderQueue(),
     });
-    // The alert's own actions (SPEC 14): pressed once, after a scan when they ask for one.
+    // The alert's own actions (SPEC 14): pressed once, after a scan when they ask for one;
+    // their outcomes on the cards and in the dialog.
     this.runner = new ActionRunner({
       url: this.url,
       warehouse: () => this.warehouseId,
       find: (id) => this.#find(id),
       toasts,
+      me: this.me,
       onDone: () => {
         this.stale = true;
         this.#reload(this.warehouseId).catch(() => {}); // the poll loop shows trouble
+      },
+      onChange: () => {
+        this.#renderInbox();
+        this.#refreshDialog();
       },
     });
 
@@ -141,6 +147,11 @@ export class NotificationCenter {
     for (const list of [this.unreadList, this.inboxList, byId("dialog-actions")]) {
       list?.addEventListener("click", (event) => {
         if (event.target.closest("[data-expand]")) return;
+        const retry = event.target.closest("[data-retry]");
+        if (retry) {
+          this.runner.start(retry.dataset.note, retry.dataset.retry); // a new press
+          return;
+        }
         const action = event.target.closest("[data-action]");
         if (action) {
           this.act(action.dataset.action, action.dataset.id);
@@ -151,6 +162,11 @@ export class NotificationCenter {
       });
     }
     byId("dialog-alert-actions")?.addEventListener("click", (event) => {
+      const retry = event.target.closest("[data-retry]");
+      if (retry) {
+        this.runner.start(retry.dataset.note, retry.dataset.retry);
+        return;
+      }
       const button = event.target.closest("[data-alert-action]");
       if (button) this.runner.start(button.dataset.id, button.dataset.alertAction);
     });
@@ -197,6 +213,7 @@ export class NotificationCenter {
     byId("inbox-warehouse-code").textContent = warehouse?.code ?? "";
     byId("inbox-title").textContent = warehouse?.name ?? "";
     this.expanded.clear();
+    this.runner.reset();
     // News of the warehouse left behind is not news here.
     this.toasts.clear({ except: id });
     this.#renderCount();
@@ -408,6 +425,7 @@ export class NotificationCenter {
     this.summaries = unread.latest;
     this.inbox = inbox;
     this.loaded = true;
+    this.runner.follow(inbox); // what became of my presses (SPEC 14, outcomes)
     this.#refreshDialog();
     // What the service worker kept may be older than the cursor: the first poll that gets
     // through fetches it all again.
@@ -549,7 +567,14 @@ export class NotificationCenter {
       h("div", { className: "item-foot" },
         body,
         h("div", { className: "item-actions" },
-          handover ? handoverActions(note) : actionButtons(note, this.me))));
+          handover ? handoverActions(note) : actionButtons(note, this.me))),
+      this.#outcomes(note));
+  }
+
+  /** What became of the alert's actions (SPEC 14): sent, done, or what failed and Try again. */
+  #outcomes(note) {
+    const lines = this.runner.outcomeLines(note);
+    return lines.length ? h("div", { className: "run-lines" }, lines) : null;
   }
 
   #find(id) {
@@ -791,7 +816,7 @@ export class NotificationCenter {
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
     replaceChildren(byId("dialog-actions"),
       isHandover(note) ? handoverActions(note) : actionButtons(note, this.me, { snooze: true }));
-    const own = alertActionButtons(note);
+    const own = [...alertActionButtons(note), this.#outcomes(note)].filter(Boolean);
     replaceChildren(byId("dialog-alert-actions"), own);
     byId("dialog-alert-actions").hidden = own.length === 0;
     // An open history view follows the changes.

@@ -12,25 +12,41 @@ export class Toasts {
   }
 
   /**
-   * Show `text` (as text); `action` makes the toast a button that runs it. `warehouse` ties it
-   * to the warehouse it is news of, so switching to another warehouse takes it away.
+   * Show `text` (as text); `action` makes the toast a button that runs it, or, with
+   * `actionLabel`, adds a button of its own with that label beside the text (e.g. "Try
+   * again"). `warehouse` ties it to the warehouse it is news of, so switching to another
+   * warehouse takes it away. `lifetimeMs`: how long it stays (default: the toasts');
+   * `title`: what a pointer's hover shows (default: the text).
    */
-  show(text, { tone = "info", action = null, warehouse = null } = {}) {
-    const body = action
-      ? h("button", { type: "button", className: "toast-body", title: text }, text)
-      : h("span", { className: "toast-body", title: text }, text);
-    const toast = h("div", { className: `toast toast-${tone}`, role: "status" }, body);
+  show(text, {
+    tone = "info", action = null, actionLabel = null, warehouse = null, lifetimeMs = null,
+    title = text,
+  } = {}) {
+    const separate = action && actionLabel;
+    const body = action && !separate
+      ? h("button", { type: "button", className: "toast-body", title }, text)
+      : h("span", { className: "toast-body", title }, text);
+    const button = separate
+      ? h("button", { type: "button", className: "toast-action" }, actionLabel)
+      : null;
+    // One with a button of its own says more ("… failed: the WMS answered 404"): its text
+    // takes two lines of the status row rather than being cut.
+    const toast = h("div", {
+      className: `toast toast-${tone}${separate ? " toast-two-lines" : ""}`,
+      role: "status",
+    }, body, button);
     if (warehouse !== null) toast.dataset.warehouse = String(warehouse);
     if (action) {
-      body.addEventListener("click", () => {
+      (button ?? body).addEventListener("click", () => {
         toast.remove();
         action();
       });
     }
     this.container.append(toast);
     while (this.container.children.length > this.max) this.container.firstElementChild.remove();
-    window.setTimeout(() => toast.classList.add("leaving"), this.lifetimeMs);
-    window.setTimeout(() => toast.remove(), this.lifetimeMs + 400);
+    const lifetime = lifetimeMs ?? this.lifetimeMs;
+    window.setTimeout(() => toast.classList.add("leaving"), lifetime);
+    window.setTimeout(() => toast.remove(), lifetime + 400);
     return toast;
   }
 
