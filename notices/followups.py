@@ -4,7 +4,8 @@
 NOTICE_PASS_BATCH notices:
 
 - **Publish what is behind**: a version whose notification did not go out (Redis failed just
-  after the commit) is published now, under the same Idempotency-Key (never twice).
+  after the commit, or it was saved from code, which does not publish) is published now, under
+  the same Idempotency-Key (never twice), once the notice has an audience.
 - **Reminders**: for every shift that started in the last NOTICE_REMINDER_LOOKBACK_SECONDS in a
   warehouse with open notices, its role's members in a notice's audience who have not
   acknowledged its current version, and whose shift started after that version was made, get
@@ -67,8 +68,12 @@ def pass_all(*, at: dt.datetime | None = None) -> dict[str, int]:
 
 
 def publish_behind() -> int:
-    """Versions whose notification has not gone out yet, published now."""
-    behind = Notice.objects.filter(is_closed=False, published_version__lt=F("version"))
+    """Versions whose notification has not gone out yet, published now (those of notices
+    with an audience: one saved from code gets its roles and users after its row)."""
+    behind = Notice.objects.filter(is_closed=False, published_version__lt=F("version")).filter(
+        Q(pk__in=Notice.roles.through.objects.values("notice_id"))
+        | Q(pk__in=Notice.users.through.objects.values("notice_id"))
+    )
     done = 0
     for pk in behind.order_by("version_at").values_list("pk", flat=True)[
         : settings.NOTICE_PASS_BATCH

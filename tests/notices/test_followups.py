@@ -200,9 +200,7 @@ def test_a_new_version_may_escalate_again(warehouse, people, post_notice, clock)
 
 def test_a_version_not_yet_published_goes_out_on_the_next_pass_once(warehouse, people):
     # As after Redis failed between the commit and the publish.
-    notice = Notice(warehouse=warehouse, title="Cold-chain check from Monday", body="")
-    services.prepare_new(notice, by=None)
-    notice.save()
+    notice = Notice.objects.create(warehouse=warehouse, title="Cold-chain check from Monday")
     notice.roles.set([Group.objects.get(name="Floor")])
     assert notices_of(people.rita, warehouse) == []
 
@@ -248,3 +246,50 @@ def test_beat_runs_the_pass_at_least_every_10_seconds_once_per_tick(settings):
     assert entry["task"] == notices_pass.name == "notices.tasks.notices_pass"
     assert entry["schedule"] <= 10
     assert entry["options"]["headers"][TICK_HEADER] == entry["schedule"]  # config/beat.py
+
+
+def test_editing_an_overdue_notice_gives_the_new_version_a_fresh_due_time(
+    warehouse, people, post_notice, clock
+):
+    """Version 1 had an hour to be read and escalated when it passed; the edit half an hour
+    later gives version 2 its own hour instead of escalating (and e-mailing) it at once."""
+    clock.stop_at(ms(BEFORE_EARLY))
+    notice = post_notice(due_at=BEFORE_EARLY + dt.timedelta(hours=1))
+    clock.stop_at(ms(BEFORE_EARLY + dt.timedelta(hours=1)))
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    edited_at = BEFORE_EARLY + dt.timedelta(hours=1, minutes=30)
+    clock.stop_at(ms(edited_at))
+
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+
+    notice.refresh_from_db()
+    assert notice.version == 2
+    assert notice.due_at == edited_at + dt.timedelta(hours=1)
+    assert notice.escalated_at is None
+    assert followups.pass_all()["escalated"] == 0
+    assert OutboxMessage.objects.filter(kind="email").count() == 1
+    clock.stop_at(ms(edited_at + dt.timedelta(hours=1)))
+    assert followups.escalate_due(now=timestamps.now()) == 1  # version 2, at its own time
+    assert OutboxMessage.objects.filter(kind="email").count() == 2
+
+
+def test_an_edit_from_code_follows_the_same_due_rule_and_a_given_due_time_stands(
+    warehouse, people, post_notice, clock
+):
+    clock.stop_at(ms(BEFORE_EARLY))
+    # Published with a due time already past: no time to read to carry over, so none.
+    late = post_notice(due_at=BEFORE_EARLY - dt.timedelta(minutes=5))
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    late = Notice.objects.get(pk=late.pk)
+    late.title = "Lane B and lane C closed"
+    late.save()
+    late.refresh_from_db()
+    assert (late.version, late.due_at) == (2, None)
+
+    notice = post_notice(title="Cold-chain check", due_at=BEFORE_EARLY + dt.timedelta(hours=1))
+    clock.stop_at(ms(BEFORE_EARLY + dt.timedelta(hours=2)))
+    given = BEFORE_EARLY + dt.timedelta(hours=2, minutes=10)
+    services.notice_update(notice_id=notice.pk, changes={"body": "From Monday.", "due_at": given})
+    notice.refresh_from_db()
+    assert (notice.version, notice.due_at) == (2, given)
+    assert followups.pass_all()["escalated"] == 0
