@@ -45,7 +45,7 @@ from shifts import cache as shift_cache
 from shifts import schedule
 from shifts import selectors as shifts
 
-from . import selectors, services
+from . import selectors, services, wording
 from .models import Notice, NoticeAck, NoticeReminder
 
 logger = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ def _send_reminders(notice_id: int, version: int, token: str, user_ids: list[int
     if notice is None:
         return 0
     try:
-        publish(
+        result = publish(
             message_type=services.notice_type(),
             warehouse=notice.warehouse_id,
             title=notice.title,
@@ -173,6 +173,10 @@ def _send_reminders(notice_id: int, version: int, token: str, user_ids: list[int
         return 0
     except idempotency.KeyReused:
         pass  # sent before to a list that changed since (a member was removed): it went out
+    else:
+        services.record_notification(
+            notice_id=notice.pk, version=version, notification_id=result.id, reminder=True
+        )
     NoticeReminder.objects.filter(token=token, sent_at__isnull=True).update(
         sent_at=timestamps.now()
     )
@@ -233,39 +237,28 @@ def _escalation_inboxes(notice: Notice) -> list[str]:
     return [] if notice.created_by_id is None else [f"u:{notice.created_by_id}"]
 
 
-def _names(missing: list[tuple[int, str]]) -> str:
-    most = settings.NOTICE_ESCALATION_MAX_NAMES
-    names = ", ".join(name for _pk, name in missing[:most])
-    if len(missing) > most:
-        names += " " + gettext("and %(count)d more") % {"count": len(missing) - most}
-    return names
-
-
-def _title(notice: Notice, missing: list[tuple[int, str]]) -> str:
-    return gettext("Not read by %(count)d: %(title)s") % {
-        "count": len(missing),
-        "title": notice.title,
-    }
-
-
 def _send_escalation(notice: Notice, missing: list[tuple[int, str]]) -> bool:
+    """Its notification to the escalation role, in sentences (notices/wording.py; the page says
+    them again in its reader's language from `data`, and links to the roster)."""
     inboxes = _escalation_inboxes(notice)
+    names = [name for _pk, name in missing[: settings.NOTICE_ESCALATION_MAX_NAMES]]
     if inboxes:
         try:
             publish(
                 message_type=services.notice_type(),
                 warehouse=notice.warehouse_id,
-                title=_title(notice, missing)[: settings.NOTIFICATION_TITLE_MAX_LENGTH],
-                body=(gettext("Missing: %(names)s") % {"names": _names(missing)})[
-                    : settings.NOTIFICATION_BODY_MAX_LENGTH
+                title=wording.escalation_title(title=notice.title)[
+                    : settings.NOTIFICATION_TITLE_MAX_LENGTH
                 ],
+                body=wording.escalation_body(
+                    version=notice.version, names=names, count=len(missing)
+                )[: settings.NOTIFICATION_BODY_MAX_LENGTH],
                 data={
                     "notice_id": notice.pk,
                     "version": notice.version,
                     "escalation": True,
-                    "missing": [
-                        name for _pk, name in missing[: settings.NOTICE_ESCALATION_MAX_NAMES]
-                    ],
+                    "title": notice.title,
+                    "missing": names,
                     "missing_count": len(missing),
                 },
                 severity=notice.severity,

@@ -3,9 +3,10 @@
 A `Notice` has a version that grows whenever its title or body changes (its `save()` keeps that
 rule, whoever saves it: the admin, the API, an import or `manage.py shell`); an acknowledgement
 (`NoticeAck`) is of one version and keeps the hash of the text that version had, so what
-someone confirmed having read stays provable after later edits. `NoticeReminder` rows are the
-claims of reminders (one per notice, version, member and shift start): the unique constraint
-makes a reminder once however many beats or workers race.
+someone confirmed having read stays provable after later edits. `NoticeNotification` rows are
+the notifications published for a notice (acknowledging reads them). `NoticeReminder` rows are
+the claims of reminders (one per notice, version, member and shift start): the unique
+constraint makes a reminder once however many beats or workers race.
 """
 
 from __future__ import annotations
@@ -227,6 +228,20 @@ class NoticeAck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} read v{self.version} of {self.notice_id}"
+
+
+class NoticeNotification(models.Model):
+    """A NOTICE notification published for a notice: a version's (to its audience) or a
+    reminder's (to the members it reminded). Acknowledging a version reads those of it and
+    of the versions before it for the reader (SPEC 15: one thing to clear)."""
+
+    notice = models.ForeignKey(Notice, on_delete=models.CASCADE, related_name="notifications")
+    version = models.PositiveIntegerField()
+    notification_id = models.CharField(max_length=36, unique=True)
+    reminder = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.notification_id} (v{self.version} of {self.notice_id})"
 
 
 class NoticeReminder(models.Model):

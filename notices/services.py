@@ -27,11 +27,11 @@ from config.errors import Conflict, NotFound
 from config.redis import REDIS_UNAVAILABLE, get_redis
 from directory import cache as directory
 from notifications.domain import PublishResult
-from notifications.services import PublishError, publish
+from notifications.services import PublishError, mark_read, publish
 from subscriptions.models import MessageType, Warehouse
 
 from . import selectors
-from .models import Notice, NoticeAck
+from .models import Notice, NoticeAck, NoticeNotification
 
 logger = logging.getLogger(__name__)
 
@@ -120,10 +120,29 @@ def publish_current(*, notice_id: int, quiet: bool = False) -> bool:
             raise
         logger.warning("Notice %s v%s: not published now (Redis)", notice.pk, notice.version)
         return False
+    record_notification(notice_id=notice.pk, version=notice.version, notification_id=result.id)
     Notice.objects.filter(pk=notice.pk, published_version__lt=notice.version).update(
         published_version=notice.version, notification_id=result.id
     )
     return True
+
+
+def record_notification(
+    *, notice_id: int, version: int, notification_id: str, reminder: bool = False
+) -> None:
+    """Keep a NOTICE notification published for the notice (once however often it is asked):
+    acknowledging reads it."""
+    NoticeNotification.objects.bulk_create(
+        [
+            NoticeNotification(
+                notice_id=notice_id,
+                version=version,
+                notification_id=notification_id,
+                reminder=reminder,
+            )
+        ],
+        ignore_conflicts=True,
+    )
 
 
 def _publish_after_commit(notice_id: int) -> None:
@@ -202,12 +221,23 @@ def notice_update(*, notice_id: int, changes: dict[str, Any]) -> Notice:
     return notice
 
 
+# The most notifications of one notice an acknowledgement reads (the newest): its versions'
+# and their reminders, far fewer in practice.
+MAX_READ = 200
+
+
 def notice_ack(*, user: User, notice_id: int, version: int) -> dt.datetime:
     """Record that the user read `version` of the notice, once: the time of the first
     acknowledgement (a repeat, or two taps at once, keep it). One INSERT when new. NotFound
-    outside the audience; VersionConflict when `version` is not the current one."""
+    outside the audience; VersionConflict when `version` is not the current one.
+
+    Then the notice's notifications (this version's, the earlier ones' and their reminders)
+    are read for the user: one thing to clear (SPEC 15). Should Redis fail there, its error
+    is raised (the API answers 503) and the acknowledgement stands: the repeat reads them."""
     notice = (
-        Notice.objects.filter(pk=notice_id).only("pk", "version", "text_hash").first()
+        Notice.objects.filter(pk=notice_id)
+        .only("pk", "warehouse_id", "version", "text_hash", "notification_id")
+        .first()
         if 0 < notice_id < 2**63
         else None
     )
@@ -219,18 +249,38 @@ def notice_ack(*, user: User, notice_id: int, version: int) -> dt.datetime:
             % {"version": notice.version},
             extra={"version": notice.version},
         )
+    acked_at = _record_ack(user=user, notice=notice)
+    _read_notifications(user=user, notice=notice)
+    return acked_at
+
+
+def _record_ack(*, user: User, notice: Notice) -> dt.datetime:
     now = timestamps.now()
     try:
         with transaction.atomic():
             NoticeAck.objects.create(
                 notice_id=notice.pk,
-                version=version,
+                version=notice.version,
                 user_id=user.pk,
                 acked_at=now,
                 text_hash=notice.text_hash,
             )
     except IntegrityError:  # acknowledged before (or by the other of two taps): the first stands
         return NoticeAck.objects.values_list("acked_at", flat=True).get(
-            notice_id=notice.pk, version=version, user_id=user.pk
+            notice_id=notice.pk, version=notice.version, user_id=user.pk
         )
     return now
+
+
+def _read_notifications(*, user: User, notice: Notice) -> None:
+    """Read for the user the notice's notifications up to its current version (those the user
+    cannot see are left alone by mark_read)."""
+    ids = list(
+        NoticeNotification.objects.filter(notice_id=notice.pk, version__lte=notice.version)
+        .order_by("-pk")
+        .values_list("notification_id", flat=True)[:MAX_READ]
+    )
+    if notice.notification_id and notice.notification_id not in ids:
+        ids.append(notice.notification_id)  # published before the notifications were kept
+    if ids:
+        mark_read(user=user, warehouse_id=notice.warehouse_id, ids=ids)

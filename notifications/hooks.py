@@ -21,6 +21,9 @@ What the core asks, each with a default for a project without the feature:
 - `actions`: the provider of N's `actions` (SPEC 14): the active actions of a message type in
   the active language. `of` may read the database or Redis; `now` must not (the event
   stream's loop calls it) and answers None when it holds nothing for the type yet.
+- `unclaimable_types`: the codes of message types whose notifications are read, not claimed
+  or resolved (a notice everyone must read is acknowledged on its own, SPEC 15): a claim or
+  resolve of one is refused (422) and changes nothing. By default none.
 """
 
 from __future__ import annotations
@@ -148,3 +151,7 @@ class ActionsProvider:
 
 
 actions = ActionsProvider()
+
+# Message types read, not claimed or resolved (see the module docstring); a feature adds its
+# type's code from its AppConfig.ready().
+unclaimable_types: set[str] = set()

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Group
+from django.utils import translation
 
 from config import timestamps
 from notices import followups, services
@@ -36,7 +37,7 @@ def ms(value: dt.datetime) -> int:
 def notices_of(user, warehouse) -> list[dict]:
     return [
         i.notification.data
-        for i in inbox_page(user=user, warehouse_id=warehouse.pk).items
+        for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
         if i.notification.message_type == "NOTICE"
     ]
 
@@ -153,11 +154,13 @@ def test_escalation_once_under_racing_beats_with_an_email_naming_who_is_missing(
         "notice_id": notice.pk,
         "version": 1,
         "escalation": True,
+        "title": "Forklift lane B closed",
         "missing": ["ralf"],
         "missing_count": 1,
     }
-    assert told.title == "Not read by 1: Forklift lane B closed"
-    assert "ralf" in told.body
+    # Sentences (the page says them again in its reader's language from `data`).
+    assert told.title == "Not read in time: Forklift lane B closed"
+    assert told.body == "1 person has not read version 1 by its due time: ralf."
     assert notices_of(people.ralf, warehouse) == [{"notice_id": notice.pk, "version": 1}]
 
     [message] = OutboxMessage.objects.filter(kind="email")
@@ -246,6 +249,36 @@ def test_beat_runs_the_pass_at_least_every_10_seconds_once_per_tick(settings):
     assert entry["task"] == notices_pass.name == "notices.tasks.notices_pass"
     assert entry["schedule"] <= 10
     assert entry["options"]["headers"][TICK_HEADER] == entry["schedule"]  # config/beat.py
+
+
+def test_the_escalation_is_said_in_sentences_in_english_and_chinese(
+    warehouse, people, post_notice, make_user, clock, settings
+):
+    settings.NOTICE_ESCALATION_MAX_NAMES = 2
+    for name in ("carl", "dora"):
+        make_user(name, people.floor)
+    clock.stop_at(ms(BEFORE_EARLY))
+    notice = post_notice(due_at=BEFORE_EARLY)
+    services.notice_ack(user=people.rita, notice_id=notice.pk, version=1)
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    [told] = [
+        i.notification
+        for i in inbox_page(user=people.sam, warehouse_id=warehouse.pk).items
+        if i.notification.data.get("escalation")
+    ]
+    assert told.data["missing"] == ["carl", "dora"]
+    assert told.data["missing_count"] == 3
+    assert told.body == "3 people have not read version 1 by its due time: carl, dora and 1 more."
+    assert "missing" not in told.body.lower()
+    assert "[" not in told.body
+
+    from notices import wording  # the sentences the notification and the page say
+
+    with translation.override("zh-hans"):
+        title = wording.escalation_title(title=notice.title)
+        body = wording.escalation_body(version=1, names=["carl", "dora"], count=3)
+    assert title == "未按时阅读：Forklift lane B closed"  # noqa: RUF001 (Chinese punctuation)
+    assert body == "3 人未在截止时间前阅读第 1 版：carl、dora 等另外 1 人。"  # noqa: RUF001
 
 
 def test_editing_an_overdue_notice_gives_the_new_version_a_fresh_due_time(

@@ -20,7 +20,7 @@ UTC = dt.UTC
 def notices_of(user, warehouse) -> list[dict]:
     return [
         i.notification.data
-        for i in inbox_page(user=user, warehouse_id=warehouse.pk).items
+        for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
         if i.notification.message_type == "NOTICE"
     ]
 
