@@ -153,8 +153,12 @@ def _claim_and_send(notice: Notice, due: dict[int, dt.datetime], *, now: dt.date
 
 
 def _send_reminders(notice_id: int, version: int, token: str, user_ids: list[int]) -> int:
-    notice = Notice.objects.filter(pk=notice_id).first()
-    if notice is None:
+    """The reminders a pass claimed under `token`, of `version` with that version's text. A
+    version replaced since the claim is not reminded of: its claims are dropped (the new
+    version was published to everyone, and its own reminders follow at the next shifts)."""
+    notice = Notice.objects.filter(pk=notice_id, version=version).first()
+    if notice is None:  # gone, or a new version since the claim
+        NoticeReminder.objects.filter(token=token, sent_at__isnull=True).delete()
         return 0
     try:
         result = publish(

@@ -326,3 +326,54 @@ def test_an_edit_from_code_follows_the_same_due_rule_and_a_given_due_time_stands
     notice.refresh_from_db()
     assert (notice.version, notice.due_at) == (2, given)
     assert followups.pass_all()["escalated"] == 0
+
+
+def test_a_reminder_claimed_for_a_version_since_replaced_is_not_sent_with_the_new_text(
+    warehouse, people, post_notice, early, clock
+):
+    """A pass claimed reminders of version 1 and died before sending them; the notice was
+    edited since. The retry must not send version 2's text as a reminder of version 1 (and
+    version 2 went to everyone when it was published)."""
+    notice = post_notice()
+    start = BEFORE_EARLY + dt.timedelta(seconds=5)
+    clock.stop_at(ms(start) + S)
+    for user in (people.rita, people.ralf):
+        NoticeReminder.objects.create(
+            notice=notice,
+            version=1,
+            user=user,
+            shift_start=start,
+            token="died-after-its-claim",
+            created_at=timestamps.now(),
+        )
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+    clock.stop_at(ms(start) + S + int(followups.RETRY_AFTER.total_seconds() + 1) * S)
+
+    followups.pass_all()
+
+    for user in (people.rita, people.ralf):
+        reminders = [
+            i.notification
+            for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
+            if i.notification.data.get("reminder")
+        ]
+        assert [(n.data["version"], n.body) for n in reminders] in (
+            [],
+            [(2, "Use lane D until Friday.")],
+        )
+    assert not NoticeReminder.objects.filter(version=1, sent_at__isnull=True).exists()
+
+
+def test_a_reminder_carries_the_text_of_the_version_it_reminds_of(
+    warehouse, people, post_notice, early, clock
+):
+    notice = post_notice()
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+    clock.stop_at(ms(BEFORE_EARLY) + 6 * S)
+    assert followups.pass_all()["reminded"] == 2
+    [reminder] = [
+        i.notification
+        for i in inbox_page(user=people.ralf, warehouse_id=warehouse.pk).items
+        if i.notification.data.get("reminder")
+    ]
+    assert (reminder.data["version"], reminder.body) == (2, "Use lane D until Friday.")
