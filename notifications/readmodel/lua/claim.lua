@@ -18,12 +18,13 @@ if prior then return prior end
 local user = ARGV[3]
 local slot = redis.call('HGET', KEYS[K.ids], ARGV[2])
 if not slot or not live(slot) or not visible(slot, FIRST_OWN) then return idempotency_store({'missing'}) end
-if ARGV[7] ~= '' and has_word(ARGV[7], content_of(slot).message_type) then
-  return idempotency_store(answer('unclaimable', slot, user))
-end
 local pressed = ARGV[8]
-if pressed and not has_word(pressed, content_of(slot).message_type) then
-  return idempotency_store(answer('other_type', slot, user))
+if ARGV[7] ~= '' or pressed then
+  local message_type = content_of(slot).message_type
+  if has_word(ARGV[7], message_type) then return idempotency_store(answer('unclaimable', slot, user)) end
+  if pressed and not has_word(pressed, message_type) then
+    return idempotency_store(answer('other_type', slot, user))
+  end
 end
 local state = state_of(slot)
 local actor = actor_of(user, ARGV[4])
