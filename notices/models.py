@@ -166,6 +166,8 @@ class Notice(models.Model):
         for name in (*kept, *VERSIONING):
             setattr(self, name, stored[name])
         written = set(fields) - set(kept) - set(VERSIONING)
+        if asked is not None:  # a name that is no field: Django's save() says so
+            written |= asked - {f.name for f in self._meta.concrete_fields}
         due_moved = due_at != stored["due_at"]
         if text_hash(title, body) != stored["text_hash"]:
             now = timestamps.now()
