@@ -49,7 +49,6 @@ def roster_rows(bench: Bench) -> list[Line]:
         warehouse=warehouse, role=floor, name="Early", starts=dt.time(6), ends=dt.time(14)
     )
     notice = Notice(warehouse=warehouse, title="Forklift lane B closed", body="Use lane C.")
-    services.prepare_new(notice, by=None)
     notice.save()
     notice.roles.set([floor])
     NoticeAck.objects.bulk_create(
@@ -123,7 +122,6 @@ def publish_rows(bench: Bench) -> list[Line]:
     sync_subscriptions()
     services.notice_type()
     notice = Notice(warehouse=warehouse, title="Cold-chain check", body="v1")
-    services.prepare_new(notice, by=None)
     notice.save()
     notice.roles.set(roles)
     versions = iter(range(2, 10**9))

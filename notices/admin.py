@@ -104,10 +104,9 @@ class NoticeAdmin(admin.ModelAdmin):
         return format_html("<p>{}</p><table>{}</table><p>{}</p>", head, rows, more)
 
     def save_model(self, request: HttpRequest, obj: Notice, form: ModelForm, change: bool) -> None:
-        if change:
-            services.prepare_change(obj)
-        else:
-            services.prepare_new(obj, by=request.user)  # type: ignore[arg-type]
+        # A new version when the text changed: Notice.save() keeps that rule for every caller.
+        if not change:
+            obj.created_by = request.user  # type: ignore[assignment]
         super().save_model(request, obj, form, change)
 
     def save_related(

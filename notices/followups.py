@@ -4,7 +4,8 @@
 NOTICE_PASS_BATCH notices:
 
 - **Publish what is behind**: a version whose notification did not go out (Redis failed just
-  after the commit) is published now, under the same Idempotency-Key (never twice).
+  after the commit, or it was saved from code, which does not publish) is published now, under
+  the same Idempotency-Key (never twice), once the notice has an audience.
 - **Reminders**: for every shift that started in the last NOTICE_REMINDER_LOOKBACK_SECONDS in a
   warehouse with open notices, its role's members in a notice's audience who have not
   acknowledged its current version, and whose shift started after that version was made, get
@@ -44,7 +45,7 @@ from shifts import cache as shift_cache
 from shifts import schedule
 from shifts import selectors as shifts
 
-from . import selectors, services
+from . import selectors, services, wording
 from .models import Notice, NoticeAck, NoticeReminder
 
 logger = logging.getLogger(__name__)
@@ -67,8 +68,12 @@ def pass_all(*, at: dt.datetime | None = None) -> dict[str, int]:
 
 
 def publish_behind() -> int:
-    """Versions whose notification has not gone out yet, published now."""
-    behind = Notice.objects.filter(is_closed=False, published_version__lt=F("version"))
+    """Versions whose notification has not gone out yet, published now (those of notices
+    with an audience: one saved from code gets its roles and users after its row)."""
+    behind = Notice.objects.filter(is_closed=False, published_version__lt=F("version")).filter(
+        Q(pk__in=Notice.roles.through.objects.values("notice_id"))
+        | Q(pk__in=Notice.users.through.objects.values("notice_id"))
+    )
     done = 0
     for pk in behind.order_by("version_at").values_list("pk", flat=True)[
         : settings.NOTICE_PASS_BATCH
@@ -148,11 +153,15 @@ def _claim_and_send(notice: Notice, due: dict[int, dt.datetime], *, now: dt.date
 
 
 def _send_reminders(notice_id: int, version: int, token: str, user_ids: list[int]) -> int:
-    notice = Notice.objects.filter(pk=notice_id).first()
-    if notice is None:
+    """The reminders a pass claimed under `token`, of `version` with that version's text. A
+    version replaced since the claim is not reminded of: its claims are dropped (the new
+    version was published to everyone, and its own reminders follow at the next shifts)."""
+    notice = Notice.objects.filter(pk=notice_id, version=version).first()
+    if notice is None:  # gone, or a new version since the claim
+        NoticeReminder.objects.filter(token=token, sent_at__isnull=True).delete()
         return 0
     try:
-        publish(
+        result = publish(
             message_type=services.notice_type(),
             warehouse=notice.warehouse_id,
             title=notice.title,
@@ -168,6 +177,10 @@ def _send_reminders(notice_id: int, version: int, token: str, user_ids: list[int
         return 0
     except idempotency.KeyReused:
         pass  # sent before to a list that changed since (a member was removed): it went out
+    else:
+        services.record_notification(
+            notice_id=notice.pk, version=version, notification_id=result.id, reminder=True
+        )
     NoticeReminder.objects.filter(token=token, sent_at__isnull=True).update(
         sent_at=timestamps.now()
     )
@@ -228,39 +241,28 @@ def _escalation_inboxes(notice: Notice) -> list[str]:
     return [] if notice.created_by_id is None else [f"u:{notice.created_by_id}"]
 
 
-def _names(missing: list[tuple[int, str]]) -> str:
-    most = settings.NOTICE_ESCALATION_MAX_NAMES
-    names = ", ".join(name for _pk, name in missing[:most])
-    if len(missing) > most:
-        names += " " + gettext("and %(count)d more") % {"count": len(missing) - most}
-    return names
-
-
-def _title(notice: Notice, missing: list[tuple[int, str]]) -> str:
-    return gettext("Not read by %(count)d: %(title)s") % {
-        "count": len(missing),
-        "title": notice.title,
-    }
-
-
 def _send_escalation(notice: Notice, missing: list[tuple[int, str]]) -> bool:
+    """Its notification to the escalation role, in sentences (notices/wording.py; the page says
+    them again in its reader's language from `data`, and links to the roster)."""
     inboxes = _escalation_inboxes(notice)
+    names = [name for _pk, name in missing[: settings.NOTICE_ESCALATION_MAX_NAMES]]
     if inboxes:
         try:
             publish(
                 message_type=services.notice_type(),
                 warehouse=notice.warehouse_id,
-                title=_title(notice, missing)[: settings.NOTIFICATION_TITLE_MAX_LENGTH],
-                body=(gettext("Missing: %(names)s") % {"names": _names(missing)})[
-                    : settings.NOTIFICATION_BODY_MAX_LENGTH
+                title=wording.escalation_title(title=notice.title)[
+                    : settings.NOTIFICATION_TITLE_MAX_LENGTH
                 ],
+                body=wording.escalation_body(
+                    version=notice.version, names=names, count=len(missing)
+                )[: settings.NOTIFICATION_BODY_MAX_LENGTH],
                 data={
                     "notice_id": notice.pk,
                     "version": notice.version,
                     "escalation": True,
-                    "missing": [
-                        name for _pk, name in missing[: settings.NOTICE_ESCALATION_MAX_NAMES]
-                    ],
+                    "title": notice.title,
+                    "missing": names,
                     "missing_count": len(missing),
                 },
                 severity=notice.severity,

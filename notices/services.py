@@ -27,11 +27,11 @@ from config.errors import Conflict, NotFound
 from config.redis import REDIS_UNAVAILABLE, get_redis
 from directory import cache as directory
 from notifications.domain import PublishResult
-from notifications.services import PublishError, publish
+from notifications.services import PublishError, mark_read, publish
 from subscriptions.models import MessageType, Warehouse
 
 from . import selectors
-from .models import Notice, NoticeAck, text_hash
+from .models import Notice, NoticeAck, NoticeNotification
 
 logger = logging.getLogger(__name__)
 
@@ -91,14 +91,18 @@ def _publish(**arguments: Any) -> PublishResult:
 
 def publish_current(*, notice_id: int, quiet: bool = False) -> bool:
     """Publish the notice's current version to its audience unless it went out already (or the
-    notice is closed). With `quiet`, a Redis failure is logged and left to beat's next pass.
-    True when it was published now."""
+    notice is closed, or has no audience yet: its roles and users are saved after its row, and
+    it goes out once it has them). With `quiet`, a Redis failure is logged and left to beat's
+    next pass. True when it was published now."""
     notice = (
         Notice.objects.filter(pk=notice_id, is_closed=False, published_version__lt=F("version"))
         .only("pk", "warehouse_id", "title", "body", "severity", "version")
         .first()
     )
     if notice is None:  # gone, closed, or this version went out already
+        return False
+    inboxes = audience_inboxes(notice)
+    if not inboxes:
         return False
     try:
         result = _publish(
@@ -107,7 +111,7 @@ def publish_current(*, notice_id: int, quiet: bool = False) -> bool:
             body=notice.body,
             data={"notice_id": notice.pk, "version": notice.version},
             severity=notice.severity,
-            extra_inboxes=audience_inboxes(notice),
+            extra_inboxes=inboxes,
             idempotency_key=f"notice-{notice.pk}-v{notice.version}",
             idempotency_scope="notices",
         )
@@ -116,53 +120,33 @@ def publish_current(*, notice_id: int, quiet: bool = False) -> bool:
             raise
         logger.warning("Notice %s v%s: not published now (Redis)", notice.pk, notice.version)
         return False
+    record_notification(notice_id=notice.pk, version=notice.version, notification_id=result.id)
     Notice.objects.filter(pk=notice.pk, published_version__lt=notice.version).update(
         published_version=notice.version, notification_id=result.id
     )
     return True
 
 
+def record_notification(
+    *, notice_id: int, version: int, notification_id: str, reminder: bool = False
+) -> None:
+    """Keep a NOTICE notification published for the notice (once however often it is asked):
+    acknowledging reads it."""
+    NoticeNotification.objects.bulk_create(
+        [
+            NoticeNotification(
+                notice_id=notice_id,
+                version=version,
+                notification_id=notification_id,
+                reminder=reminder,
+            )
+        ],
+        ignore_conflicts=True,
+    )
+
+
 def _publish_after_commit(notice_id: int) -> None:
     transaction.on_commit(lambda: publish_current(notice_id=notice_id, quiet=True))
-
-
-def new_version(notice: Notice, *, now: dt.datetime) -> None:
-    """Make the notice's (unsaved) title and body a new version everyone acknowledges again;
-    its escalation may happen again for it."""
-    notice.version += 1
-    notice.version_at = now
-    notice.text_hash = text_hash(notice.title, notice.body)
-    _reset_escalation(notice)
-
-
-def _reset_escalation(notice: Notice) -> None:
-    notice.escalated_at = None
-    notice.escalated_version = None
-    notice.escalated_missing = None
-    notice.escalation_sent = False
-
-
-def prepare_new(notice: Notice, *, by: User | None) -> None:
-    """Fill in what a new notice gets before its first save (the admin and the API)."""
-    notice.created_by = by
-    notice.version = 1
-    notice.version_at = timestamps.now()
-    notice.text_hash = text_hash(notice.title, notice.body)
-
-
-def prepare_change(notice: Notice) -> bool:
-    """Before an edited notice is saved (the admin): a new version when its text changed, and
-    a new escalation when its due time moved. True when it must be published again."""
-    stored = Notice.objects.filter(pk=notice.pk).values("version", "text_hash", "due_at").first()
-    if stored is None:
-        return False
-    notice.version = stored["version"]
-    if stored["due_at"] != notice.due_at:
-        _reset_escalation(notice)
-    if text_hash(notice.title, notice.body) != stored["text_hash"]:
-        new_version(notice, now=timestamps.now())
-        return True
-    return False
 
 
 def after_admin_save(notice: Notice) -> None:
@@ -194,8 +178,8 @@ def notice_create(
             requires_ack=requires_ack,
             due_at=due_at,
             escalation_role=escalation_role,
+            created_by=user,
         )
-        prepare_new(notice, by=user)
         notice.save()
         notice.roles.set(roles)
         notice.users.set(users)
@@ -217,20 +201,16 @@ EDITABLE = (
 
 def notice_update(*, notice_id: int, changes: dict[str, Any]) -> Notice:
     """Edit a notice (the API; the caller checked `change_notice`). A changed title or body
-    makes a new version, published again; `roles` / `users` replace the audience."""
+    makes a new version (Notice.save()), published again; `roles` / `users` replace the
+    audience."""
     _redis_reachable()
     with transaction.atomic():
         notice = Notice.objects.select_for_update().filter(pk=notice_id).first()
         if notice is None:
             raise NotFound(_("No such notice."))
-        before = (notice.title, notice.body, notice.due_at)
         for name in EDITABLE:
             if name in changes:
                 setattr(notice, name, changes[name])
-        if notice.due_at != before[2]:
-            _reset_escalation(notice)
-        if (notice.title, notice.body) != before[:2]:
-            new_version(notice, now=timestamps.now())
         notice.save()
         if "roles" in changes:
             notice.roles.set(changes["roles"])
@@ -241,12 +221,23 @@ def notice_update(*, notice_id: int, changes: dict[str, Any]) -> Notice:
     return notice
 
 
+# The most notifications of one notice an acknowledgement reads (the newest): its versions'
+# and their reminders, far fewer in practice.
+MAX_READ = 200
+
+
 def notice_ack(*, user: User, notice_id: int, version: int) -> dt.datetime:
     """Record that the user read `version` of the notice, once: the time of the first
     acknowledgement (a repeat, or two taps at once, keep it). One INSERT when new. NotFound
-    outside the audience; VersionConflict when `version` is not the current one."""
+    outside the audience; VersionConflict when `version` is not the current one.
+
+    Then the notice's notifications (this version's, the earlier ones' and their reminders)
+    are read for the user: one thing to clear (SPEC 15). Should Redis fail there, its error
+    is raised (the API answers 503) and the acknowledgement stands: the repeat reads them."""
     notice = (
-        Notice.objects.filter(pk=notice_id).only("pk", "version", "text_hash").first()
+        Notice.objects.filter(pk=notice_id)
+        .only("pk", "warehouse_id", "version", "text_hash", "notification_id")
+        .first()
         if 0 < notice_id < 2**63
         else None
     )
@@ -258,18 +249,38 @@ def notice_ack(*, user: User, notice_id: int, version: int) -> dt.datetime:
             % {"version": notice.version},
             extra={"version": notice.version},
         )
+    acked_at = _record_ack(user=user, notice=notice)
+    _read_notifications(user=user, notice=notice)
+    return acked_at
+
+
+def _record_ack(*, user: User, notice: Notice) -> dt.datetime:
     now = timestamps.now()
     try:
         with transaction.atomic():
             NoticeAck.objects.create(
                 notice_id=notice.pk,
-                version=version,
+                version=notice.version,
                 user_id=user.pk,
                 acked_at=now,
                 text_hash=notice.text_hash,
             )
     except IntegrityError:  # acknowledged before (or by the other of two taps): the first stands
         return NoticeAck.objects.values_list("acked_at", flat=True).get(
-            notice_id=notice.pk, version=version, user_id=user.pk
+            notice_id=notice.pk, version=notice.version, user_id=user.pk
         )
     return now
+
+
+def _read_notifications(*, user: User, notice: Notice) -> None:
+    """Read for the user the notice's notifications up to its current version (those the user
+    cannot see are left alone by mark_read)."""
+    ids = list(
+        NoticeNotification.objects.filter(notice_id=notice.pk, version__lte=notice.version)
+        .order_by("-pk")
+        .values_list("notification_id", flat=True)[:MAX_READ]
+    )
+    if notice.notification_id and notice.notification_id not in ids:
+        ids.append(notice.notification_id)  # published before the notifications were kept
+    if ids:
+        mark_read(user=user, warehouse_id=notice.warehouse_id, ids=ids)

@@ -23,6 +23,9 @@ What the core asks, each with a default for a project without the feature:
   stream's loop calls it) and answers None when it holds nothing for the type yet. `fit`
   makes them one alert's, from its `data` (an action the data gives nothing to scan for is
   unavailable), reading nothing; by default the list as it is.
+- `unclaimable_types`: the codes of message types whose notifications are read, not claimed
+  or resolved (a notice everyone must read is acknowledged on its own, SPEC 15): a claim or
+  resolve of one is refused (422) and changes nothing. By default none.
 """
 
 from __future__ import annotations
@@ -151,3 +154,7 @@ class ActionsProvider:
 
 
 actions = ActionsProvider()
+
+# Message types read, not claimed or resolved (see the module docstring); a feature adds its
+# type's code from its AppConfig.ready().
+unclaimable_types: set[str] = set()

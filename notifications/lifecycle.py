@@ -58,6 +58,13 @@ class NotClaimer(LifecycleError, errors.Forbidden):
     """Only the user who claimed it may release it."""
 
 
+class Unclaimable(LifecycleError):
+    """Of a type that is read, not claimed or resolved (hooks.unclaimable_types): 422."""
+
+    kind = errors.ErrorKind.UNPROCESSABLE
+    default_code = "not_claimable"
+
+
 def actor_of(user: User) -> Actor:
     return Actor(id=int(user.pk), username=user.get_username())
 
@@ -81,6 +88,7 @@ def _by_user(
         now_ms=timestamps.now_ms() if now_ms is None else now_ms,
         args=args,
         guard=guard,
+        unclaimable=hooks.unclaimable_types,
     )
 
 
@@ -96,6 +104,10 @@ def _checked(answer: Answer) -> InboxItem:
             error = AlreadyClaimed(gettext("Already claimed by %(user)s.") % {"user": holder}, item)
         elif answer.outcome == Outcome.RESOLVED:
             error = AlreadyResolved(gettext("Already resolved."), item)
+        elif answer.outcome == Outcome.UNCLAIMABLE:
+            error = Unclaimable(
+                gettext("This notification is to be read: it cannot be claimed or resolved.")
+            )
         elif answer.outcome == Outcome.FORBIDDEN:
             error = NotClaimer(
                 gettext("Only %(user)s, who claimed it, can release it.") % {"user": holder},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -31,6 +31,7 @@ class Outcome(StrEnum):
     RESOLVED = "resolved"  # resolved already
     FORBIDDEN = "forbidden"  # only the claimer may release it
     OTHER_TYPE = "other_type"  # a press: not of a type that has the action (nothing changed)
+    UNCLAIMABLE = "unclaimable"  # of a type that is read, not claimed or resolved (unchanged)
 
 
 @dataclass(frozen=True)
@@ -81,15 +82,21 @@ def change_by_user(
     now_ms: int,
     args: Sequence[object] = (),
     guard: Guard | None = None,
+    unclaimable: Collection[str] = (),
 ) -> Answer:
     """claim, release, resolve, snooze (`args`: when it wakes, ms) or wake by a user who must
     see the notification (own or role inbox). With a `guard` (an Idempotency-Key) the answer
     is recorded with the change, and a request made before gets its first answer (`replayed`)
-    and changes nothing."""
+    and changes nothing. A claim or resolve of a notification of an `unclaimable` type changes
+    nothing and answers UNCLAIMABLE."""
     script, guarded = _BY_USER[op]
     own_args: list[object] = [now_ms, notification_id, actor.id, actor.username]
     if op in ("claim", "resolve"):
-        own_args += [report_retention_ms(), settings.ALERT_REPORT_MAX_SAMPLES_PER_DAY]
+        own_args += [
+            report_retention_ms(),
+            settings.ALERT_REPORT_MAX_SAMPLES_PER_DAY,
+            " ".join(sorted(unclaimable)),
+        ]
     own_args += list(args)
     all_keys = [
         *layout.warehouse_keys(warehouse_id, now_ms),
@@ -116,6 +123,7 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str, now_ms: int) -
             "",
             report_retention_ms(),
             settings.ALERT_REPORT_MAX_SAMPLES_PER_DAY,
+            "",  # the system may resolve any type
         ],
         guard=Guard.none(keys.sequence(warehouse_id)),
     )

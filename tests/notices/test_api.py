@@ -21,7 +21,7 @@ S = 1000
 def notices_in_inbox(user, warehouse) -> list[dict]:
     return [
         i.notification.data
-        for i in inbox_page(user=user, warehouse_id=warehouse.pk).items
+        for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
         if i.notification.message_type == "NOTICE"
     ]
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Group
+from django.utils import translation
 
 from config import timestamps
 from notices import followups, services
@@ -36,7 +37,7 @@ def ms(value: dt.datetime) -> int:
 def notices_of(user, warehouse) -> list[dict]:
     return [
         i.notification.data
-        for i in inbox_page(user=user, warehouse_id=warehouse.pk).items
+        for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
         if i.notification.message_type == "NOTICE"
     ]
 
@@ -153,11 +154,13 @@ def test_escalation_once_under_racing_beats_with_an_email_naming_who_is_missing(
         "notice_id": notice.pk,
         "version": 1,
         "escalation": True,
+        "title": "Forklift lane B closed",
         "missing": ["ralf"],
         "missing_count": 1,
     }
-    assert told.title == "Not read by 1: Forklift lane B closed"
-    assert "ralf" in told.body
+    # Sentences (the page says them again in its reader's language from `data`).
+    assert told.title == "Not read in time: Forklift lane B closed"
+    assert told.body == "1 person has not read version 1 by its due time: ralf."
     assert notices_of(people.ralf, warehouse) == [{"notice_id": notice.pk, "version": 1}]
 
     [message] = OutboxMessage.objects.filter(kind="email")
@@ -200,9 +203,7 @@ def test_a_new_version_may_escalate_again(warehouse, people, post_notice, clock)
 
 def test_a_version_not_yet_published_goes_out_on_the_next_pass_once(warehouse, people):
     # As after Redis failed between the commit and the publish.
-    notice = Notice(warehouse=warehouse, title="Cold-chain check from Monday", body="")
-    services.prepare_new(notice, by=None)
-    notice.save()
+    notice = Notice.objects.create(warehouse=warehouse, title="Cold-chain check from Monday")
     notice.roles.set([Group.objects.get(name="Floor")])
     assert notices_of(people.rita, warehouse) == []
 
@@ -248,3 +249,131 @@ def test_beat_runs_the_pass_at_least_every_10_seconds_once_per_tick(settings):
     assert entry["task"] == notices_pass.name == "notices.tasks.notices_pass"
     assert entry["schedule"] <= 10
     assert entry["options"]["headers"][TICK_HEADER] == entry["schedule"]  # config/beat.py
+
+
+def test_the_escalation_is_said_in_sentences_in_english_and_chinese(
+    warehouse, people, post_notice, make_user, clock, settings
+):
+    settings.NOTICE_ESCALATION_MAX_NAMES = 2
+    for name in ("carl", "dora"):
+        make_user(name, people.floor)
+    clock.stop_at(ms(BEFORE_EARLY))
+    notice = post_notice(due_at=BEFORE_EARLY)
+    services.notice_ack(user=people.rita, notice_id=notice.pk, version=1)
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    [told] = [
+        i.notification
+        for i in inbox_page(user=people.sam, warehouse_id=warehouse.pk).items
+        if i.notification.data.get("escalation")
+    ]
+    assert told.data["missing"] == ["carl", "dora"]
+    assert told.data["missing_count"] == 3
+    assert told.body == "3 people have not read version 1 by its due time: carl, dora and 1 more."
+    assert "missing" not in told.body.lower()
+    assert "[" not in told.body
+
+    from notices import wording  # the sentences the notification and the page say
+
+    with translation.override("zh-hans"):
+        title = wording.escalation_title(title=notice.title)
+        body = wording.escalation_body(version=1, names=["carl", "dora"], count=3)
+    assert title == "未按时阅读：Forklift lane B closed"  # noqa: RUF001 (Chinese punctuation)
+    assert body == "3 人未在截止时间前阅读第 1 版：carl、dora 等另外 1 人。"  # noqa: RUF001
+
+
+def test_editing_an_overdue_notice_gives_the_new_version_a_fresh_due_time(
+    warehouse, people, post_notice, clock
+):
+    """Version 1 had an hour to be read and escalated when it passed; the edit half an hour
+    later gives version 2 its own hour instead of escalating (and e-mailing) it at once."""
+    clock.stop_at(ms(BEFORE_EARLY))
+    notice = post_notice(due_at=BEFORE_EARLY + dt.timedelta(hours=1))
+    clock.stop_at(ms(BEFORE_EARLY + dt.timedelta(hours=1)))
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    edited_at = BEFORE_EARLY + dt.timedelta(hours=1, minutes=30)
+    clock.stop_at(ms(edited_at))
+
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+
+    notice.refresh_from_db()
+    assert notice.version == 2
+    assert notice.due_at == edited_at + dt.timedelta(hours=1)
+    assert notice.escalated_at is None
+    assert followups.pass_all()["escalated"] == 0
+    assert OutboxMessage.objects.filter(kind="email").count() == 1
+    clock.stop_at(ms(edited_at + dt.timedelta(hours=1)))
+    assert followups.escalate_due(now=timestamps.now()) == 1  # version 2, at its own time
+    assert OutboxMessage.objects.filter(kind="email").count() == 2
+
+
+def test_an_edit_from_code_follows_the_same_due_rule_and_a_given_due_time_stands(
+    warehouse, people, post_notice, clock
+):
+    clock.stop_at(ms(BEFORE_EARLY))
+    # Published with a due time already past: no time to read to carry over, so none.
+    late = post_notice(due_at=BEFORE_EARLY - dt.timedelta(minutes=5))
+    assert followups.escalate_due(now=timestamps.now()) == 1
+    late = Notice.objects.get(pk=late.pk)
+    late.title = "Lane B and lane C closed"
+    late.save()
+    late.refresh_from_db()
+    assert (late.version, late.due_at) == (2, None)
+
+    notice = post_notice(title="Cold-chain check", due_at=BEFORE_EARLY + dt.timedelta(hours=1))
+    clock.stop_at(ms(BEFORE_EARLY + dt.timedelta(hours=2)))
+    given = BEFORE_EARLY + dt.timedelta(hours=2, minutes=10)
+    services.notice_update(notice_id=notice.pk, changes={"body": "From Monday.", "due_at": given})
+    notice.refresh_from_db()
+    assert (notice.version, notice.due_at) == (2, given)
+    assert followups.pass_all()["escalated"] == 0
+
+
+def test_a_reminder_claimed_for_a_version_since_replaced_is_not_sent_with_the_new_text(
+    warehouse, people, post_notice, early, clock
+):
+    """A pass claimed reminders of version 1 and died before sending them; the notice was
+    edited since. The retry must not send version 2's text as a reminder of version 1 (and
+    version 2 went to everyone when it was published)."""
+    notice = post_notice()
+    start = BEFORE_EARLY + dt.timedelta(seconds=5)
+    clock.stop_at(ms(start) + S)
+    for user in (people.rita, people.ralf):
+        NoticeReminder.objects.create(
+            notice=notice,
+            version=1,
+            user=user,
+            shift_start=start,
+            token="died-after-its-claim",
+            created_at=timestamps.now(),
+        )
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+    clock.stop_at(ms(start) + S + int(followups.RETRY_AFTER.total_seconds() + 1) * S)
+
+    followups.pass_all()
+
+    for user in (people.rita, people.ralf):
+        reminders = [
+            i.notification
+            for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
+            if i.notification.data.get("reminder")
+        ]
+        assert [(n.data["version"], n.body) for n in reminders] in (
+            [],
+            [(2, "Use lane D until Friday.")],
+        )
+    assert not NoticeReminder.objects.filter(version=1, sent_at__isnull=True).exists()
+
+
+def test_a_reminder_carries_the_text_of_the_version_it_reminds_of(
+    warehouse, people, post_notice, early, clock
+):
+    notice = post_notice()
+    services.notice_update(notice_id=notice.pk, changes={"body": "Use lane D until Friday."})
+    clock.stop_at(ms(BEFORE_EARLY) + 6 * S)
+    assert followups.pass_all()["reminded"] == 2
+    [reminder] = [
+        i.notification
+        for i in inbox_page(user=people.ralf, warehouse_id=warehouse.pk).items
+        if i.notification.data.get("reminder")
+    ]
+    assert (reminder.data["version"], reminder.body) == (2, "Use lane D until Friday.")

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from config import timestamps
-from notices import selectors, services
+from notices import selectors
 from notices.models import Notice, NoticeAck
 from shifts.models import Shift
 
@@ -23,7 +23,6 @@ def notice_for_members(warehouse, count: int, *, acked: int) -> Notice:
         [User.groups.through(user_id=u.pk, group_id=floor.pk) for u in users]
     )
     notice = Notice(warehouse=warehouse, title="Lane B closed", body="")
-    services.prepare_new(notice, by=None)
     notice.save()
     notice.roles.set([floor])
     NoticeAck.objects.bulk_create(
@@ -71,7 +70,6 @@ def test_on_shift_follows_the_members_roles(warehouse, make_user, clock):
     dana, nick = make_user("dana", day), make_user("nick", night)
     nell = make_user("nell", night, office)  # Office has no shift here: always on
     notice = Notice(warehouse=warehouse, title="Lane B closed", body="")
-    services.prepare_new(notice, by=None)
     notice.save()
     notice.roles.set([day, night])
     notice.users.set([nell])

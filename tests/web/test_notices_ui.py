@@ -130,3 +130,88 @@ def test_the_escalation_role_sees_the_roster(open_screen, make_user, role, wareh
     )
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
     screen.shot("71-notice-roster")
+
+
+def inbox_entry(page, text: str):
+    return page.locator("#inbox-list .inbox-entry", has_text=text)
+
+
+@pytest.mark.parametrize("size", [HANDHELD, {"size": (1366, 768)}], ids=["handheld", "desktop"])
+def test_a_notice_is_one_thing_to_clear(open_screen, make_user, role, warehouse, size):
+    """Its card offers no Claim or Resolve; "I have read this" also reads the card and the
+    badge drops."""
+    alice = make_user("alice", role)
+    publish_notice(warehouse, role, make_user("otto"))
+    screen = open_screen(alice, **size)
+    page = screen.page
+    card = inbox_entry(page, "Forklift lane B closed")
+    expect(card).to_have_count(1)
+    expect(page.locator("#unread-count")).to_have_text("1")
+    expect(card.locator(".inbox-item")).not_to_have_class("inbox-item is-read")
+    expect(card.get_by_role("button", name="Claim", exact=True)).to_have_count(0)
+    expect(card.get_by_role("button", name="Resolve", exact=True)).to_have_count(0)
+
+    pinned = page.locator("#notice-list .notice-card")
+    pinned.get_by_role("button", name="I have read this", exact=True).click()
+
+    expect(pinned).to_have_count(0)
+    expect(page.locator("#unread-count")).to_be_hidden()
+    expect(card.locator(".inbox-item")).to_have_class("inbox-item is-read")
+    # Its dialog offers no Claim or Resolve either, and shows no raw data.
+    card.locator(".inbox-item").click()
+    dialog = page.locator("#notification-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("button", name="Claim", exact=True)).to_have_count(0)
+    expect(dialog.get_by_role("button", name="Resolve", exact=True)).to_have_count(0)
+    expect(dialog.locator("#dialog-data")).to_be_hidden()
+    screen.shot(f"72-notice-read-{'handheld' if size.get('mobile') else 'desktop'}")
+
+
+ESCALATION = {
+    "en-US": {
+        "title": "Not read in time: Forklift lane B closed",
+        "body": "2 people have not read version 1 by its due time: alice and bob.",
+        "roster": "Who has read it",
+    },
+    "zh-CN": {
+        "title": "未按时阅读：Forklift lane B closed",  # noqa: RUF001 (Chinese punctuation)
+        "body": "2 人未在截止时间前阅读第 1 版：alice和bob。",  # noqa: RUF001
+        "roster": "阅读名单",
+    },
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_missed_notice_escalates_in_sentences_with_a_link_to_the_roster(
+    open_screen, make_user, role, warehouse, locale
+):
+    from notices import followups
+
+    leads = Group.objects.create(name="Leads")
+    lena = make_user("lena", leads)
+    make_user("alice", role)
+    make_user("bob", role)
+    notice = publish_notice(warehouse, role, make_user("otto"), escalation_role=leads)
+    Notice.objects.filter(pk=notice.pk).update(due_at=notice.created_at)
+    assert followups.escalate_due(now=notice.created_at) == 1
+    words = ESCALATION[locale]
+    screen = open_screen(lena, locale=locale, **HANDHELD)
+    page = screen.page
+
+    card = inbox_entry(page, words["title"])
+    expect(card).to_have_count(1)
+    expect(card.locator(".inbox-item-title")).to_have_text(words["title"])
+    expect(card.locator(".inbox-item-body")).to_have_text(words["body"])
+    expect(card).not_to_contain_text("missing")
+    expect(card.get_by_role("button", name="Claim", exact=True)).to_have_count(0)
+    link = card.get_by_role("button", name=words["roster"], exact=True)
+    assert_tappable(link.bounding_box(), "the roster link")
+
+    link.tap()
+
+    roster = page.locator("#roster-dialog")
+    expect(roster).to_be_visible()
+    expect(roster.locator("#roster-title")).to_have_text("Forklift lane B closed")
+    expect(roster.locator(".roster-row")).to_have_count(2)
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    screen.shot(f"73-notice-escalation-{locale}")

@@ -4,21 +4,27 @@
 -- KEYS[1..20] the warehouse (read_model.lua)   KEYS[21..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id   ARGV[4] username
 -- ARGV[5] report retention, ms   ARGV[6] most samples kept per duration list
--- ARGV[7] (optional, a press of an alert action, SPEC 14) the message types that have the
+-- ARGV[7] the message types that are read, not claimed (space-separated; "" none)
+-- ARGV[8] (optional, a press of an alert action, SPEC 14) the message types that have the
 --   action, space-separated
 -- Returns {code, ITEM fields, false}: "ok" claimed now (the new cursor), "same" held already,
---   "taken" claimed by someone else, "resolved", or {"missing"} (unknown, expired, not visible);
---   a press: "other_type" when it is of none of the types (nothing changed), and "same" with
---   nothing changed when the presser holds it already.
+--   "taken" claimed by someone else, "resolved", "unclaimable" of a type of ARGV[7] (nothing
+--   changed), or {"missing"} (unknown, expired, not visible); a press: "other_type" when it is
+--   of none of the types (nothing changed), and "same" with nothing changed when the presser
+--   holds it already.
 
 local prior = idempotency_prior()
 if prior then return prior end
 local user = ARGV[3]
 local slot = redis.call('HGET', KEYS[K.ids], ARGV[2])
 if not slot or not live(slot) or not visible(slot, FIRST_OWN) then return idempotency_store({'missing'}) end
-local pressed = ARGV[7]
-if pressed and not has_word(pressed, content_of(slot).message_type) then
-  return idempotency_store(answer('other_type', slot, user))
+local pressed = ARGV[8]
+if ARGV[7] ~= '' or pressed then
+  local message_type = content_of(slot).message_type
+  if has_word(ARGV[7], message_type) then return idempotency_store(answer('unclaimable', slot, user)) end
+  if pressed and not has_word(pressed, message_type) then
+    return idempotency_store(answer('other_type', slot, user))
+  end
 end
 local state = state_of(slot)
 local actor = actor_of(user, ARGV[4])

@@ -5,8 +5,9 @@
 --          the system)
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id ("" the system)   ARGV[4] username
 -- ARGV[5] report retention, ms   ARGV[6] most samples kept per duration list
+-- ARGV[7] the message types that are read, not resolved (space-separated; "" none)
 -- Returns {code, ITEM fields, false}: "ok" resolved (the new cursor), "same" resolved
---   already, or {"missing"}.
+--   already, "unclaimable" of a type of ARGV[7] (nothing changed), or {"missing"}.
 
 local prior = idempotency_prior()
 if prior then return prior end
@@ -14,6 +15,9 @@ local user = ARGV[3]
 local slot = redis.call('HGET', KEYS[K.ids], ARGV[2])
 if not slot or not live(slot) or (user ~= '' and not visible(slot, FIRST_OWN)) then
   return idempotency_store({'missing'})
+end
+if ARGV[7] ~= '' and has_word(ARGV[7], content_of(slot).message_type) then
+  return idempotency_store(answer('unclaimable', slot, user))
 end
 local state = state_of(slot)
 if state.status == 'resolved' then return idempotency_store(answer('same', slot, user)) end

@@ -10,6 +10,7 @@
 import { get } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { LANG, format } from "./i18n.js";
+import { noticeTitle } from "./notices.js";
 
 export const HANDOVER_TYPE = "SHIFT_HANDOVER";
 const HANDOVERS = "/api/v1/handovers/";
@@ -25,9 +26,10 @@ export function handoverTitle(note) {
   return format(gettext("Shift handover: %(shift)s (%(role)s)"), { shift, role });
 }
 
-/** The title to show for any notification: a handover's in the page's language. */
+/** The title to show for any notification: a handover's and a notice's escalation's in the
+ * page's language. */
 export function shownTitle(note) {
-  return isHandover(note) ? handoverTitle(note) : note.title;
+  return isHandover(note) ? handoverTitle(note) : noticeTitle(note);
 }
 
 // The sections in the order they are told, and the sentence that counts each.

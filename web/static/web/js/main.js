@@ -48,7 +48,8 @@ const chat = new ChatPanel({
 });
 
 // Notices I must read, pinned above the alerts (SPEC 15).
-const notices = new Notices({ url: config.api.notices, toasts });
+// Acknowledging one also reads its notifications: the next poll, at once, drops the badge.
+const notices = new Notices({ url: config.api.notices, toasts, onRead: () => poller.pollNow() });
 
 const status = byId("connection-status");
 const statusText = byId("connection-text");

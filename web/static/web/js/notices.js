@@ -5,23 +5,84 @@
 // Those allowed (staff, the notice's escalation role) also get its roster: who has read it,
 // when, and who is on shift now, with the CSV export.
 //
+// A notice's own notification in the inbox is read, not handled: it offers no Claim or
+// Resolve (the API refuses them), and "I have read this" also reads it (the server does, and
+// the page polls at once so the badge drops). When a notice is missed, its escalation reaches
+// the escalation role as sentences in the page's language, said again from the notification's
+// `data` (the stored title and body are in the language of the worker that published it; the
+// English texts are notices/wording.py's), with a link to the roster.
+//
 // Titles, bodies and names are typed by people: they go into the page as text only (dom.js).
 
 import { ApiError, describeError, get, post } from "./api.js";
 import { byId, h, replaceChildren } from "./dom.js";
-import { format, timeElement } from "./i18n.js";
+import { LANG, format, timeElement } from "./i18n.js";
 import { severityChip } from "./lifecycle.js";
 
 export const NOTICE_TYPE = "NOTICE";
+
+/** A notice's notification (its version, a reminder, or its escalation). */
+export function isNotice(note) {
+  return note?.message_type === NOTICE_TYPE;
+}
+
+function isEscalation(note) {
+  return isNotice(note) && note.data?.escalation === true
+    && Number.isInteger(note.data?.missing_count) && Number.isInteger(note.data?.notice_id);
+}
+
+const NAMES = new Intl.ListFormat(LANG, { style: "long", type: "conjunction" });
+
+function missingNames(data) {
+  const names = (Array.isArray(data.missing) ? data.missing : []).filter(
+    (name) => typeof name === "string");
+  const more = data.missing_count - names.length;
+  if (more > 0) {
+    names.push(format(ngettext("%(count)s more", "%(count)s more", more), { count: more }));
+  }
+  return NAMES.format(names);
+}
+
+/** Its title in the page's language (an escalation's from `data`; others as stored). */
+export function noticeTitle(note) {
+  if (!isEscalation(note)) return note.title;
+  return format(gettext("Not read in time: %(title)s"),
+                { title: typeof note.data.title === "string" ? note.data.title : note.title });
+}
+
+/** Its text: an escalation says who has not read it, in a sentence; others as stored. */
+export function noticeSummary(note) {
+  if (!isEscalation(note)) return note.body;
+  const count = note.data.missing_count;
+  return format(ngettext(
+    "%(count)s person has not read version %(version)s by its due time: %(names)s.",
+    "%(count)s people have not read version %(version)s by its due time: %(names)s.", count),
+  { count, version: note.data.version, names: missingNames(note.data) });
+}
+
+/** No Claim or Resolve: an escalation links to the roster; a notice is read above the list. */
+export function noticeActions(note) {
+  if (!isEscalation(note)) return [];
+  return [h("button", {
+    type: "button",
+    className: "btn btn-small notice-roster-button",
+    dataset: {
+      noticeRoster: String(note.data.notice_id),
+      title: typeof note.data.title === "string" ? note.data.title : note.title,
+    },
+  }, gettext("Who has read it"))];
+}
 
 function mustRead(notice) {
   return notice.in_audience && notice.requires_ack && !notice.is_closed && notice.my_ack === null;
 }
 
 export class Notices {
-  constructor({ url, toasts }) {
+  /** `onRead`: called once a notice is acknowledged (its notifications are read by then). */
+  constructor({ url, toasts, onRead = () => {} }) {
     this.url = url;
     this.toasts = toasts;
+    this.onRead = onRead;
     this.section = byId("notices");
     this.list = byId("notice-list");
     this.rosters = byId("notice-rosters");
@@ -31,6 +92,11 @@ export class Notices {
     this.list?.addEventListener("click", (event) => this.#onClick(event));
     this.rosters?.addEventListener("click", (event) => this.#onClick(event));
     this.dialog?.querySelector(".dialog-close")?.addEventListener("click", () => this.dialog.close());
+    // An escalation's link to the roster, in the inbox or in a notification's dialog.
+    document.addEventListener("click", (event) => {
+      const link = event.target.closest("button[data-notice-roster]");
+      if (link) void this.showRoster(Number(link.dataset.noticeRoster), link.dataset.title);
+    });
   }
 
   setWarehouse(id) {
@@ -120,6 +186,7 @@ export class Notices {
       await post(`${this.url}${card.dataset.notice}/ack/`, { version: Number(card.dataset.version) });
       card.remove();
       this.shown = null;
+      this.onRead();
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
         this.toasts?.show(gettext("This notice was changed. Please read it again."));

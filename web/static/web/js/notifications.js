@@ -11,6 +11,7 @@ import {
 import {
   HandoverDetails, acceptPath, handoverActions, handoverSummary, isHandover, shownTitle,
 } from "./handover.js";
+import { isNotice, noticeActions, noticeSummary } from "./notices.js";
 import { ActionQueue } from "./queue.js";
 import { ActionRunner, alertActionButtons } from "./alert-actions.js";
 
@@ -71,6 +72,11 @@ function isFreshlyPublished(note) {
 }
 // The unread endpoint's `latest` holds this many.
 const SUMMARY_SIZE = 5;
+
+/** The buttons of an alert (Claim, Release, Resolve, ...); a notice's own (notices.js). */
+function ownActions(note, me, options) {
+  return isNotice(note) ? noticeActions(note) : actionButtons(note, me, options);
+}
 
 export class NotificationCenter {
   constructor({ api, memory, warehouses, types = {}, toasts, onCountChange }) {
@@ -531,7 +537,8 @@ export class NotificationCenter {
   #card(note) {
     const expanded = this.expanded.has(note.id);
     const handover = isHandover(note);
-    const text = handover ? handoverSummary(note) : note.body;
+    const text = handover ? handoverSummary(note)
+      : isNotice(note) ? noticeSummary(note) : note.body;
     const body = text
       ? h("button", {
         type: "button",
@@ -567,7 +574,7 @@ export class NotificationCenter {
       h("div", { className: "item-foot" },
         body,
         h("div", { className: "item-actions" },
-          handover ? handoverActions(note) : actionButtons(note, this.me))),
+          handover ? handoverActions(note) : ownActions(note, this.me))),
       this.#outcomes(note));
   }
 
@@ -815,7 +822,7 @@ export class NotificationCenter {
     replaceChildren(byId("dialog-severity"), [severityChip(note)]);
     replaceChildren(byId("dialog-status"), [statusLine(note)]);
     replaceChildren(byId("dialog-actions"),
-      isHandover(note) ? handoverActions(note) : actionButtons(note, this.me, { snooze: true }));
+      isHandover(note) ? handoverActions(note) : ownActions(note, this.me, { snooze: true }));
     const own = [...alertActionButtons(note), this.#outcomes(note)].filter(Boolean);
     replaceChildren(byId("dialog-alert-actions"), own);
     byId("dialog-alert-actions").hidden = own.length === 0;
@@ -838,10 +845,12 @@ export class NotificationCenter {
     time.textContent = `${absoluteTime(created)} · ${relativeTime(created)}`;
     // A handover tells its content in sentences with links (handover.js), never as raw data.
     const handover = isHandover(note);
-    byId("dialog-body").textContent = handover ? "" : note.body;
+    byId("dialog-body").textContent = handover ? ""
+      : isNotice(note) ? noticeSummary(note) : note.body;
     byId("dialog-body").hidden = handover;
     void this.handoverDetails.show(note);
-    const entries = handover ? [] : Object.entries(note.data ?? {});
+    // A notice's data (its id, version, who is missing) is told in sentences, never as raw data.
+    const entries = handover || isNotice(note) ? [] : Object.entries(note.data ?? {});
     replaceChildren(byId("dialog-data"), entries.flatMap(([key, value]) => [
       h("dt", {}, key),
       h("dd", {}, typeof value === "string" ? value : JSON.stringify(value)),
