@@ -293,8 +293,9 @@ export class NotificationCenter {
     } else {
       this.#setCount(page.unread_count);
     }
-    byId("last-updated").textContent = format(gettext("Updated %(time)s"),
-                                              { time: clockTime(new Date()) });
+    // The time stays on one line ("12:48:58 PM") where the status row wraps the text.
+    const time = clockTime(new Date()).replace(/\s/g, "\u00a0");
+    byId("last-updated").textContent = format(gettext("Updated %(time)s"), { time });
   }
 
   /**

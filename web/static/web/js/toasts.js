@@ -16,9 +16,11 @@ export class Toasts {
    * to the warehouse it is news of, so switching to another warehouse takes it away.
    */
   show(text, { tone = "info", action = null, warehouse = null } = {}) {
+    // The text wraps onto a second line of the status row rather than being cut.
+    const words = h("span", { className: "toast-text" }, text);
     const body = action
-      ? h("button", { type: "button", className: "toast-body", title: text }, text)
-      : h("span", { className: "toast-body", title: text }, text);
+      ? h("button", { type: "button", className: "toast-body", title: text }, words)
+      : h("span", { className: "toast-body", title: text }, words);
     const toast = h("div", { className: `toast toast-${tone}`, role: "status" }, body);
     if (warehouse !== null) toast.dataset.warehouse = String(warehouse);
     if (action) {
