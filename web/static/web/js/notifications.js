@@ -167,12 +167,6 @@ export class NotificationCenter {
     this.dialog?.addEventListener("click", (event) => {
       if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
     });
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !this.panel.hidden) {
-        this.togglePanel(false);
-        this.bell.focus();
-      }
-    });
     document.addEventListener("click", (event) => {
       if (!this.panel.hidden && !event.target.closest(".bell") && !this.dialog.open) {
         this.togglePanel(false);
