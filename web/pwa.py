@@ -31,6 +31,7 @@ SHELL_STATIC = [
     "web/js/chat.js",
     "web/js/contacts.js",
     "web/js/dom.js",
+    "web/js/focus.js",
     "web/js/handover.js",
     "web/js/i18n.js",
     "web/js/lifecycle.js",

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import polib
 import pytest
 from django.conf import settings
 from django.test import Client
@@ -127,27 +128,15 @@ def test_login_page_follows_the_browser_language(client: Client):
     assert "登录" in response.content.decode()
 
 
-def _po_entries(path: Path) -> dict[str, str]:
-    """msgid -> first msgstr of a .po file (enough of a parser for our own catalogs)."""
-    entries: dict[str, str] = {}
-    msgid = msgstr = None
-    field = None
-    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        if line.startswith("msgid "):
-            msgid, field = json.loads(line[6:]), "id"
-        elif line.startswith(("msgstr ", "msgstr[0] ")):
-            msgstr, field = json.loads(line.split(" ", 1)[1]), "str"
-        elif line.startswith('"') and field:
-            if field == "id":
-                msgid += json.loads(line)
-            elif field == "str":
-                msgstr += json.loads(line)
-        elif line.startswith("msgid_plural") or line.startswith("msgstr["):
-            field = None
-        elif not line.strip():
-            if msgid:
-                entries[msgid] = msgstr or ""
-            msgid = msgstr = field = None
+def _po_entries(path: Path) -> dict[tuple[str | None, str], str]:
+    """(context, msgid) -> msgstr (the first form of a plural) of a .po file, obsolete
+    entries left out."""
+    entries: dict[tuple[str | None, str], str] = {}
+    for entry in polib.pofile(str(path)):
+        if entry.obsolete:
+            continue
+        text = entry.msgstr or entry.msgstr_plural.get(0, "")
+        entries[(entry.msgctxt, entry.msgid)] = text
     return entries
 
 
@@ -160,9 +149,10 @@ def test_compiled_translations_match_their_sources(domain: str):
     assert entries, "the catalog is not empty"
     with (folder / f"{domain}.mo").open("rb") as handle:
         compiled = gettext.GNUTranslations(handle)
-    for msgid, msgstr in entries.items():
+    for (context, msgid), msgstr in entries.items():
         assert msgstr, f"untranslated: {msgid!r}"
-        assert compiled.gettext(msgid) == msgstr, f"{domain}.mo is stale for {msgid!r}"
+        found = compiled.gettext(msgid) if context is None else compiled.pgettext(context, msgid)
+        assert found == msgstr, f"{domain}.mo is stale for {msgid!r}"
 
 
 def test_scripts_never_parse_html():

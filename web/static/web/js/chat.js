@@ -88,11 +88,14 @@ export class ChatPanel {
   }
 
   toggle(open = this.panel.hidden) {
+    const hadFocus = this.panel.contains(document.activeElement);
     this.panel.hidden = !open;
     this.button.setAttribute("aria-expanded", String(open));
     if (open) {
       if (this.view === undefined) this.showList();
       if (this.view === "conversation") this.#markRead(this.openChatId);
+    } else if (hadFocus) {
+      this.button.focus(); // a keyboard goes on from where the chat was opened
     }
   }
 

@@ -1,6 +1,8 @@
 // Building DOM from data. Text always goes in through textContent or text nodes, never
 // through HTML parsing: titles, bodies and chat messages are typed by other people.
 
+import { keepFocus } from "./focus.js";
+
 /**
  * Create an element. `props` sets properties (className, dataset, hidden, ...) and
  * attributes (keys containing "-", or listed in ATTRIBUTES); children are nodes or strings,
@@ -32,10 +34,12 @@ export function append(parent, children) {
   return parent;
 }
 
-/** Replace all children of `parent` with `children`. */
+/** Replace all children of `parent` with `children` (focus on one moves to its new twin). */
 export function replaceChildren(parent, children) {
-  parent.replaceChildren();
-  return append(parent, children);
+  return keepFocus(parent, () => {
+    parent.replaceChildren();
+    return append(parent, children);
+  });
 }
 
 export function byId(id) {

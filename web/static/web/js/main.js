@@ -3,6 +3,7 @@
 
 import { ChatPanel } from "./chat.js";
 import { byId } from "./dom.js";
+import { closeOnEscape } from "./focus.js";
 import { refreshTimes } from "./i18n.js";
 import { Notices } from "./notices.js";
 import { NotificationCenter } from "./notifications.js";
@@ -159,6 +160,32 @@ accountButton?.addEventListener("click", () => toggleAccount());
 document.addEventListener("click", (event) => {
   if (!event.target.closest(".account")) toggleAccount(false);
 });
+
+// Esc closes each panel; focus goes back to the button that opened it (focus.js).
+const bellPanel = byId("notification-panel");
+if (bellPanel) {
+  closeOnEscape({
+    panel: bellPanel,
+    button: byId("bell-button"),
+    isOpen: () => !bellPanel.hidden,
+    close: () => notifications.togglePanel(false),
+  });
+}
+closeOnEscape({
+  panel: byId("chat-panel"),
+  button: byId("chat-button"),
+  isOpen: () => chat.isOpen,
+  close: () => chat.toggle(false),
+});
+if (accountButton) {
+  closeOnEscape({
+    panel: accountMenu,
+    button: accountButton,
+    // Only a handheld folds the menu behind its button; a wide screen shows it inline.
+    isOpen: () => accountMenu.classList.contains("is-open"),
+    close: () => toggleAccount(false),
+  });
+}
 
 // The service worker keeps the page's shell for when the network is gone (HTTPS or localhost).
 if ("serviceWorker" in navigator && config.serviceWorker) {

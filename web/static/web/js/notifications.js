@@ -189,12 +189,6 @@ export class NotificationCenter {
     this.dialog?.addEventListener("click", (event) => {
       if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
     });
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !this.panel.hidden) {
-        this.togglePanel(false);
-        this.bell.focus();
-      }
-    });
     document.addEventListener("click", (event) => {
       if (!this.panel.hidden && !event.target.closest(".bell") && !this.dialog.open) {
         this.togglePanel(false);
@@ -316,8 +310,9 @@ export class NotificationCenter {
     } else {
       this.#setCount(page.unread_count);
     }
-    byId("last-updated").textContent = format(gettext("Updated %(time)s"),
-                                              { time: clockTime(new Date()) });
+    // The time stays on one line ("12:48:58 PM") where the status row wraps the text.
+    const time = clockTime(new Date()).replace(/\s/g, "\u00a0");
+    byId("last-updated").textContent = format(gettext("Updated %(time)s"), { time });
   }
 
   /**

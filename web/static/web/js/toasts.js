@@ -23,9 +23,11 @@ export class Toasts {
     title = text,
   } = {}) {
     const separate = action && actionLabel;
+    // The text wraps onto a second line of the status row rather than being cut.
+    const words = h("span", { className: "toast-text" }, text);
     const body = action && !separate
-      ? h("button", { type: "button", className: "toast-body", title }, text)
-      : h("span", { className: "toast-body", title }, text);
+      ? h("button", { type: "button", className: "toast-body", title }, words)
+      : h("span", { className: "toast-body", title }, words);
     const button = separate
       ? h("button", { type: "button", className: "toast-action" }, actionLabel)
       : null;
