@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
 
 if TYPE_CHECKING:
@@ -163,8 +166,33 @@ def open_screen(browser: Browser, live_server: Any) -> Iterator[Callable[..., Sc
     `size=(360, 640), mobile=True` emulates a handheld: a touch screen (tap, not click) and a
     mobile viewport."""
     open_, close = _screens(browser, live_server.url)
-    yield open_
-    close()
+    with _one_request_at_a_time(live_server):
+        yield open_
+        close()
+
+
+@contextmanager
+def _one_request_at_a_time(live_server: Any) -> Iterator[None]:
+    """On SQLite the live server's request threads share the test's one connection (Django's
+    LiveServerThread), which Python's sqlite3 does not survive being used by two threads at
+    once (a segmentation fault seen under load): the application answers one request at a
+    time (connections stay concurrent; a response's body is sent outside the lock)."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    httpd = live_server.thread.httpd
+    application = httpd.get_app()
+    lock = threading.Lock()
+
+    def one_at_a_time(environ: Any, start_response: Any) -> Any:
+        with lock:
+            return application(environ, start_response)
+
+    httpd.set_app(one_at_a_time)
+    try:
+        yield
+    finally:
+        httpd.set_app(application)
 
 
 @pytest.fixture
