@@ -197,3 +197,32 @@ def test_a_subscription_made_in_another_process_reaches_the_next_publish(
     assert second.recipients == 1
     unread = client_for(nina).get("/api/v1/notifications/unread/", {"warehouse": warehouse.pk})
     assert unread.json()["unread_count"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_notice_changed_in_another_process_is_read_at_the_next_request(
+    warehouse, make_user, client_for, tmp_path
+):
+    """Notices are read from the database at each request (nothing per process): a body
+    changed in another process is the next request's, as a new version (SPEC 15)."""
+    from notices.models import Notice
+
+    stella = make_user("stella", is_staff=True)
+    notice = Notice.objects.create(
+        warehouse=warehouse, title="Forklift lane B closed", body="Use lane C.", created_by=stella
+    )
+    client = client_for(stella)
+    assert client.get(f"/api/v1/notices/{notice.pk}/").json()["version"] == 1
+
+    another_process.run(
+        f"""
+        from notices.models import Notice
+        notice = Notice.objects.get(pk={notice.pk})
+        notice.body = "Use lane D."
+        notice.save()
+        """,
+        tmp_path,
+    )
+
+    shown = client.get(f"/api/v1/notices/{notice.pk}/").json()
+    assert (shown["version"], shown["body"]) == (2, "Use lane D.")
