@@ -85,19 +85,10 @@ class Entry:
 @dataclass(frozen=True)
 class Catalog:
     by_type: dict[str, tuple[Entry, ...]]
-    # (type code, language) -> N's `actions` list, made once (answers share it: read only).
-    shown: dict[tuple[str, str], list[dict[str, Any]]]
 
     def actions(self, type_code: str, language: str | None) -> list[dict[str, Any]]:
-        entries = self.by_type.get(type_code)
-        if not entries:
-            return []
-        key = (type_code, _language(language))
-        found = self.shown.get(key)
-        if found is None:
-            found = [entry.shown(key[1]) for entry in entries]
-            self.shown[key] = found
-        return found
+        """N's `actions` for a type, in `language`."""
+        return [entry.shown(_language(language)) for entry in self.by_type.get(type_code, ())]
 
     def with_code(self, code: str) -> dict[str, Entry]:
         """The active actions with this code, by their message type's code."""
@@ -134,7 +125,7 @@ def _load() -> Catalog:
                 resolves=row.resolves,
             )
         )
-    return Catalog({code: tuple(entries) for code, entries in by_type.items()}, {})
+    return Catalog({code: tuple(entries) for code, entries in by_type.items()})
 
 
 CATALOG = holdings.declare(

@@ -34,7 +34,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -64,32 +64,12 @@ PIECES = [
     Piece("warehouses", "cache", "1-3", "poll", "warehouses", "every warehouse"),
     Piece("message_types", "cache", "6", "publish", "message_types", "every message type"),
     Piece("users", "cache", "14", "session", "users", "session users by id"),
-    Piece(
-        "active_users",
-        "cache",
-        "— (stream re-check)",
-        "recheck",
-        "active_users",
-        "whether a user is active, by id (without: asked of `users`)",
-    ),
     Piece("held sessions", "cache", "14", "session", "sessions", "`_sessions`: sessions as read"),
     # --- holdings (directory/holdings.py) ---
     Piece("actions catalog", "cache", "15", "first page", "catalog", "actions by type"),
-    Piece(
-        "catalog's shown lists",
-        "cache",
-        "15",
-        "first page",
-        "catalog_shown",
-        "N's `actions` list per (type, language), inside the catalog",
-    ),
     Piece("shift schedule", "cache", "19", "roster", "schedule", "every shift and role member"),
     # --- elsewhere ---
     Piece("parsed notifications", "cache", "15", "first page", "parsed", "domain `_parsed`"),
-    Piece("iso_ms", "cache", "15", "first page", "iso_ms", "lru_cache of answer times"),
-    Piece("warehouse keys", "cache", "1-3", "poll", "warehouse_keys", "lru_cache, readmodel"),
-    Piece("prepared fields", "cache", "1-3", "poll", "prepared", "query_params `_prepared`"),
-    Piece("zones", "cache", "19", "roster", "zone", "lru_cache of ZoneInfo, shifts"),
     Piece(
         "subscribers", "cache", "6", "publish", "subscribers", "store `subscriber_cache` (token)"
     ),
@@ -194,28 +174,6 @@ def _directory_part(part: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _without_active_users() -> Iterator[None]:
-    """Whether a user is active read off the session users' part (its row, no instance)."""
-    from django.contrib.auth.models import User
-
-    from directory import cache
-
-    def user_is_active(user_id: int) -> bool:
-        held, version = cache.checked()
-        pk = int(user_id)
-        if pk in held.users:
-            row = held.users[pk]
-        else:
-            found = User.objects.filter(pk=pk).first()
-            row = None if found is None else cache.Row.of(found)
-            held.store(version, lambda: held.users.__setitem__(pk, row))
-        return row is not None and bool(row.get("is_active"))
-
-    with _attribute(cache, "user_is_active", user_is_active):
-        yield
-
-
-@contextlib.contextmanager
 def _without_sessions() -> Iterator[None]:
     from directory import cache
 
@@ -258,21 +216,6 @@ def _without_catalog() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _without_catalog_shown() -> Iterator[None]:
-    from actions import catalog
-
-    def actions(self: Any, type_code: str, language: str | None) -> list[dict[str, Any]]:
-        entries = self.by_type.get(type_code)
-        if not entries:
-            return []
-        zh = "zh" if (language or "").lower().startswith("zh") else "en"
-        return [entry.shown(zh) for entry in entries]
-
-    with _attribute(catalog.Catalog, "actions", actions):
-        yield
-
-
-@contextlib.contextmanager
 def _without_schedule() -> Iterator[None]:
     from shifts import cache
 
@@ -285,42 +228,6 @@ def _without_parsed() -> Iterator[None]:
     from notifications import domain
 
     with _attribute(domain, "_parsed", _Forgetful()):
-        yield
-
-
-@contextlib.contextmanager
-def _without_iso_ms() -> Iterator[None]:
-    from config import timestamps
-    from notifications.api import serializers
-
-    plain = timestamps.iso_ms.__wrapped__
-    with _attribute(serializers, "iso_ms", plain), _attribute(timestamps, "iso_ms", plain):
-        yield
-
-
-@contextlib.contextmanager
-def _without_warehouse_keys() -> Iterator[None]:
-    from notifications.readmodel import layout
-
-    with _attribute(layout, "_warehouse_keys", layout._warehouse_keys.__wrapped__):
-        yield
-
-
-@contextlib.contextmanager
-def _without_prepared() -> Iterator[None]:
-    from config import query_params
-
-    with _attribute(query_params, "_fields", lambda serializer_class: serializer_class().fields):
-        yield
-
-
-@contextlib.contextmanager
-def _without_zone() -> Iterator[None]:
-    import zoneinfo
-
-    from shifts import schedule
-
-    with _attribute(schedule, "zone", zoneinfo.ZoneInfo):
         yield
 
 
@@ -379,16 +286,10 @@ WITHOUT: dict[str, Patch] = {
     "warehouses": lambda: _directory_part("warehouses"),
     "message_types": lambda: _directory_part("message_types"),
     "users": lambda: _directory_part("users"),
-    "active_users": _without_active_users,
     "sessions": _without_sessions,
     "catalog": _without_catalog,
-    "catalog_shown": _without_catalog_shown,
     "schedule": _without_schedule,
     "parsed": _without_parsed,
-    "iso_ms": _without_iso_ms,
-    "warehouse_keys": _without_warehouse_keys,
-    "prepared": _without_prepared,
-    "zone": _without_zone,
     "subscribers": _without_subscribers,
     "last_sent": _without_last_sent,
     "held_fetches": _without_held_fetches,
@@ -643,30 +544,10 @@ def build(bench: Any, wanted: set[str]) -> Workloads:
 
         work.ops["roster"] = Op(1, roster_one)
 
-    if "recheck" in wanted:
-        from stream import access
-
-        users = make_users("bench-hold-recheck-", 200)
-        streams: list[tuple[Mapping[str, str], int, int]] = [
-            ({"cookie": "x"}, u.pk, _warehouse_id()) for u in users
-        ]
-
-        def recheck() -> None:
-            assert all(v is not None for v in access.recheck_all(streams))
-
-        work.ops["recheck"] = Op(10, recheck)
-
     if "chat event" in wanted:
         work.ops["chat event"] = _chat_events(work)
     del Group
     return work
-
-
-def _warehouse_id() -> int:
-    from subscriptions.models import Warehouse
-
-    found, _ = Warehouse.objects.get_or_create(code="HR01", defaults={"name": "Recheck"})
-    return int(found.pk)
 
 
 def _give_actions(data: Any) -> None:

@@ -1,46 +1,23 @@
-"""Query parameters validated by a serializer's fields, without a serializer per request.
+"""Query parameters validated by a serializer's fields.
 
-A DRF serializer deep-copies its declared fields every time one is made; for a poll that
-answers in a fraction of a millisecond that copy was a sixth of the view (issue 22's profile).
-The fields of one instance per serializer class, made once, validate every request instead:
-the same fields, so the same values, defaults and 400 bodies (tests/config/test_query_params.py
-compares them on generated input). For query serializers only: no `validate_<field>` or
-`validate` hooks, no nested serializers.
+A poll's plain query (ids and numbers in range) is read without a serializer
+(notifications/api/serializers.py: `inbox_query`, `warehouse_from_query`); everything else,
+and every other endpoint's query, is validated here, by the serializer itself, so the values,
+defaults and 400 bodies are DRF's (tests/config/test_query_params.py compares the plain paths
+with it on generated input).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.fields import SkipField
-
-_prepared: dict[type[serializers.Serializer], Any] = {}
-_lock = threading.Lock()
-
-
-def _fields(serializer_class: type[serializers.Serializer]) -> Any:
-    fields = _prepared.get(serializer_class)
-    if fields is None:
-        with _lock:
-            fields = _prepared.setdefault(serializer_class, serializer_class().fields)
-    return fields
 
 
 def validated(serializer_class: type[serializers.Serializer], params: Mapping[str, Any]) -> dict:
-    """What `serializer_class(data=params).validated_data` would be; raises the ValidationError
-    its `is_valid(raise_exception=True)` would. Its fields hold no state per call."""
-    values: dict[str, Any] = {}
-    errors: dict[str, Any] = {}
-    for name, field in _fields(serializer_class).items():
-        try:
-            values[name] = field.run_validation(field.get_value(params))
-        except serializers.ValidationError as exc:
-            errors[name] = exc.detail
-        except SkipField:
-            pass
-    if errors:
-        raise serializers.ValidationError(errors)
-    return values
+    """`serializer_class(data=params).validated_data`; raises the ValidationError its
+    `is_valid(raise_exception=True)` raises."""
+    serializer = serializer_class(data=params)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)

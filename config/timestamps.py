@@ -9,7 +9,6 @@ Durations (timeouts, elapsed times) use `time.monotonic()` instead: they are not
 
 import time
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -35,11 +34,8 @@ def iso(value: datetime) -> str:
     return f"{value:%Y-%m-%dT%H:%M:%S}.{value.microsecond // 1000:03d}Z"
 
 
-@lru_cache(maxsize=65_536)
 def iso_ms(ms: int) -> str:
-    """Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `iso` gives).
-
-    Every answer shows each notification's times, and the same notifications are in every
-    user's answers: remembered, and made without strftime (issue 22: answers are hot)."""
+    """Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `iso` gives), made
+    without strftime: every answer shows each notification's times."""
     value = EPOCH + timedelta(milliseconds=int(ms))
     return value.isoformat(timespec="milliseconds")[:-6] + "Z"  # "+00:00" -> "Z"

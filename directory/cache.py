@@ -137,7 +137,6 @@ class _Cache:
         self.loaded_at = 0.0
         self.tokens: dict[str, TokenEntry] = {}
         self.roles: dict[int, tuple[int, ...]] = {}
-        self.active_users: dict[int, bool] = {}
         self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
         self.warehouses: dict[int, Row] | None = None  # every warehouse by id
         self.message_types: dict[str, Row] | None = None  # every message type by code
@@ -153,7 +152,7 @@ class _Cache:
             self.version, self.loaded_at = version, now
             self.tokens, self.roles, self.warehouses = {}, {}, None
             self.message_types = None
-            self.active_users, self.users = {}, {}
+            self.users = {}
             self.extras = {}
 
     def held_version(self) -> str | None:
@@ -320,6 +319,16 @@ def hold_users(user_ids: Collection[Any]) -> None:
     cache.store(version, fill)
 
 
+def _user_row(pk: int) -> Row | None:
+    cache, version = checked()
+    if pk in cache.users:
+        return cache.users[pk]
+    found = User.objects.filter(pk=pk).first()
+    row = None if found is None else Row.of(found)
+    cache.store(version, lambda: cache.users.__setitem__(pk, row))
+    return row
+
+
 def user(user_id: Any) -> User | None:
     """The user with this id (a new instance, for this caller only; active or not), or None:
     a session's user, as Django's ModelBackend.get_user would read it."""
@@ -327,13 +336,7 @@ def user(user_id: Any) -> User | None:
         pk = int(user_id)
     except (TypeError, ValueError):
         return None
-    cache, version = checked()
-    if pk in cache.users:
-        row = cache.users[pk]
-    else:
-        found = User.objects.filter(pk=pk).first()
-        row = None if found is None else Row.of(found)
-        cache.store(version, lambda: cache.users.__setitem__(pk, row))
+    row = _user_row(pk)
     return None if row is None else row.build(User)
 
 
@@ -350,13 +353,8 @@ def role_ids(user: AbstractBaseUser) -> list[int]:
 
 def user_is_active(user_id: int) -> bool:
     """Whether a user with this id exists and is active, as of this request."""
-    cache, version = checked()
-    found = cache.active_users.get(int(user_id))
-    if found is None:
-        read = User.objects.filter(pk=int(user_id), is_active=True).exists()
-        cache.store(version, lambda: cache.active_users.__setitem__(int(user_id), read))
-        found = read
-    return found
+    row = _user_row(int(user_id))
+    return row is not None and bool(row.get("is_active"))
 
 
 def _warehouse_rows() -> dict[int, Row]:

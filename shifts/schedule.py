@@ -26,7 +26,6 @@ import datetime as dt
 import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 UTC = dt.UTC
 
@@ -64,8 +63,8 @@ class Occurrence:
         return self.start <= at < self.end
 
 
-@lru_cache(maxsize=256)
 def zone(name: str) -> zoneinfo.ZoneInfo:
+    # ZoneInfo(name) gives the same instance for the same name (the standard library keeps it).
     return zoneinfo.ZoneInfo(name)
 
 

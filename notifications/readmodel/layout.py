@@ -3,15 +3,11 @@
 Every script that takes the read-model prelude (lua/read_model.lua) gets these keys first, in
 this order, and its own keys after them (from FIRST_OWN). The prelude names the positions
 (`K.notes`, ...); tests/notifications/test_readmodel_contract.py pins that both lists agree.
-The names are built once per warehouse, key prefix and day: a poll builds none of them.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-
-from django.conf import settings
 
 from .. import keys
 
@@ -50,19 +46,12 @@ def report_day(ms: int) -> int:
     return int(ms) // DAY_MS
 
 
-@functools.lru_cache(maxsize=4096)
-def _warehouse_keys(prefix: str, warehouse_id: int, day: int) -> tuple[str, ...]:
-    del prefix  # part of the cache key only: the names read it from the settings
-    return tuple(build(warehouse_id, day) for _, build in WAREHOUSE)
-
-
 def warehouse_keys(warehouse_id: int, now_ms: int) -> tuple[str, ...]:
     """KEYS[1 .. FIRST_OWN - 1] of every read-model script for this warehouse at `now_ms`."""
-    return _warehouse_keys(settings.WMS_REDIS_PREFIX, warehouse_id, report_day(now_ms))
+    day = report_day(now_ms)
+    return tuple(build(warehouse_id, day) for _, build in WAREHOUSE)
 
 
 def key(warehouse_id: int, name: str) -> str:
     """One key of the layout by its name (not a report key: those need a day)."""
-    return dict(
-        zip(NAMES, _warehouse_keys(settings.WMS_REDIS_PREFIX, warehouse_id, 0), strict=True)
-    )[name]
+    return dict(zip(NAMES, warehouse_keys(warehouse_id, 0), strict=True))[name]
