@@ -98,6 +98,7 @@ def test_acknowledging_a_new_version_reads_the_earlier_ones_and_the_reminders_to
     assert unread(client_for(people.ralf), warehouse)[0] == 3
 
 
+@pytest.mark.single_redis  # fills the one plain server; the cluster's nodes are others
 def test_acknowledging_again_reads_what_a_failed_read_left(
     warehouse, people, post_notice, client_for, redis_full_after_ack
 ):
