@@ -28,7 +28,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 21)]
+ALL_ROWS = [str(i) for i in range(1, 22)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -111,6 +111,7 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
     from benchmarks import (
         rows_actions,
         rows_chat,
+        rows_delivery,
         rows_http,
         rows_inbox,
         rows_notices,
@@ -171,6 +172,8 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         )
     if "20" in rows:
         phase("row 20: publishing a notice", lambda: rows_notices.publish_rows(bench))
+    if "21" in rows:
+        phase("row 21: canaries at 1,000 warehouses", lambda: rows_delivery.canary_rows(bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 
