@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 CLAIM_WITHIN = 120.0
@@ -87,14 +87,39 @@ def visible(
                 continue
             if joined <= alert["created_at"] and alert["id"] not in device["seen"]:
                 lost_pairs.append({"alert": alert["id"], "handheld": device["index"]})
+    examples = [_explained(pair, by_id, devices) for pair in lost_pairs[:20]]
     return {
         "all": {path: spread(latencies[path]) for path in (*PATHS, "own", "any")},
         "outside_faults": {path: spread(outside[path]) for path in (*PATHS, "any")},
         "lost": {
             "alerts": len({p["alert"] for p in lost_pairs}),
             "pairs": len(lost_pairs),
-            "examples": lost_pairs[:20],
+            "examples": examples,
         },
+    }
+
+
+def _explained(
+    pair: dict[str, Any], by_id: dict[str, dict[str, Any]], devices: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """A lost pair with what it takes to explain it: the alert, who else had it, and what
+    the handheld did from 30 s before the publish to 90 s after (seconds from the publish)."""
+    alert = by_id[pair["alert"]]
+    at = alert["created_at"]
+    device = next(d for d in devices if d["index"] == pair["handheld"])
+    colleagues = [d for d in devices if d["warehouse"] == alert["warehouse"]]
+    return {
+        **pair,
+        "warehouse": alert["warehouse"],
+        "severity": alert["severity"],
+        "published_at": datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S.%f")[:-3],
+        "had_it": sum(1 for d in colleagues if alert["id"] in d["seen"]),
+        "handhelds_there": len(colleagues),
+        "trace": [
+            f"{t - at:+.3f} s {what} {detail}".rstrip()
+            for t, what, detail in device.get("trace", [])
+            if -30 <= t - at <= 90
+        ],
     }
 
 

@@ -3,12 +3,16 @@
 Each handheld follows its warehouse as the page does (web/static/web/js/stream.js): an event
 stream (httpx with httpx-sse) that resumes with `Last-Event-ID`; when the stream is refused
 (an HTTP error, no `ready` within 5 s, or its network refuses it) it polls the REST API every
-`poll_interval` and tries the stream again after 15 s, doubling up to 5 minutes. Its network
-drops the stream at random and is offline for a few seconds each time.
+`poll_interval` and tries the stream again after 15 s, doubling up to 5 minutes; on `event:
+reset` it reloads the warehouse from scratch, again until a reload goes through. Its network
+drops the stream at random and is offline for a few seconds each time. (The page also polls
+on every `ready` and now and then while live; the handhelds do not, so the stream and its
+replay alone must deliver everything.)
 
 Its user is an operator of one crew: a critical alert that is open when they look (a human
-delay after they saw it), while their crew is on shift, is claimed, and a little later the
-alert's action is pressed, scanning the bin. Both go over the lossy network with an
+delay after they saw it), while their crew is on shift, is claimed, and later (sometimes
+much later) the alert's action is pressed, scanning the bin; one who went off shift
+meanwhile leaves the claim to the handover. Both go over the lossy network with an
 `Idempotency-Key` and are retried with the same key until they have an answer.
 
 What each handheld saw (when and by which path it first saw each alert) and what the operators
@@ -23,7 +27,7 @@ import math
 import random
 import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -37,6 +41,7 @@ OPEN_TIMEOUT = 5.0  # the page's: no `ready` by then, a proxy holds the stream b
 SERVER_RETRY = 3.0  # the stream's `retry:`: an ended stream is opened again after it
 STATUS_EVERY = 5.0
 CALL_BUDGET = 120.0  # seconds an operator keeps retrying one request
+TRACE = 400  # what a handheld did last (opens, readies, polls), for explaining a loss
 
 
 class Path(StrEnum):
@@ -107,6 +112,8 @@ class Device:
     seen: dict[str, tuple[float, str]] = field(default_factory=dict)
     status_of: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (cursor, status)
     pursued: set[str] = field(default_factory=set)
+    reloading: bool = False
+    trace: deque[tuple[float, str, str]] = field(default_factory=lambda: deque(maxlen=TRACE))
     counts: Counter[str] = field(default_factory=Counter)
     acts: list[dict[str, Any]] = field(default_factory=list)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
@@ -131,6 +138,7 @@ class Device:
         while self.floor.phase != Phase.STOP:
             outcome = await self.stream_once()
             self.counts[f"stream_{outcome}"] += 1
+            self.log(str(outcome))
             if self.floor.phase == Phase.STOP:
                 break
             if outcome == Outcome.REFUSED:
@@ -150,6 +158,7 @@ class Device:
         network = self.floor.plan.network
         if not self.floor.calm and self.rng.random() < network.refuse:
             self.counts["refused_by_network"] += 1
+            self.log("refused by the network")
             return Outcome.REFUSED
         loop = asyncio.get_running_loop()
         lifetime = math.inf if self.floor.calm else self.rng.expovariate(1 / network.drop_every)
@@ -159,6 +168,7 @@ class Device:
             headers["Last-Event-ID"] = str(self.cursor)
         live = False
         self.mode = "opening"
+        self.log("open", f"Last-Event-ID {headers.get('Last-Event-ID')}")
         try:
             async with asyncio.timeout(min(drop_at, loop.time() + OPEN_TIMEOUT)) as deadline:
                 self._deadline = deadline
@@ -171,6 +181,7 @@ class Device:
                 ) as source:
                     if source.response.status_code != 200:
                         self.counts[f"refused_{source.response.status_code}"] += 1
+                        self.log("status", str(source.response.status_code))
                         return Outcome.REFUSED
                     async for event in source.aiter_sse():
                         at = time.time()
@@ -181,10 +192,16 @@ class Device:
                             self.mode = "live"
                             self.joined_at = self.joined_at or at
                             deadline.reschedule(None if self.floor.calm else drop_at)
+                            self.log("ready", event.id)
                         elif event.event == "reset":
+                            # The cursor cannot be replayed from: reload from scratch, as
+                            # the page does, until a reload has gone through.
                             self.counts["resets"] += 1
+                            self.log("reset")
                             self.cursor = None
-                            self.spawn(self.poll(reload=True))
+                            if not self.reloading:
+                                self.reloading = True
+                                self.spawn(self.reload())
                         if event.id and event.event in ("notification", "ready"):
                             self.cursor = int(event.id)
             return Outcome.ENDED
@@ -218,9 +235,19 @@ class Device:
             await self.poll()
             await self.floor.nap(min(self.floor.plan.poll_interval, until - loop.time()))
 
-    async def poll(self, *, reload: bool = False) -> None:
+    async def reload(self) -> None:
+        """A poll from scratch, again every poll interval until one has gone through."""
+        try:
+            while self.floor.phase != Phase.STOP:
+                if await self.poll(reload=True):
+                    return
+                await self.floor.nap(self.floor.plan.poll_interval)
+        finally:
+            self.reloading = False
+
+    async def poll(self, *, reload: bool = False) -> bool:
         """GET /api/v1/notifications/ after the cursor (or from scratch on `reload`), page
-        after page until `has_more` is false."""
+        after page until `has_more` is false; whether it went through."""
         network = self.floor.plan.network
         params: dict[str, Any] = {
             "warehouse": self.spec.warehouse,
@@ -229,9 +256,12 @@ class Device:
         }
         cursor = None if reload else self.cursor
         fate = 1.0 if self.floor.calm else self.rng.random()
+        what = "reload" if reload else "poll"
         if fate < network.lose_request:
             self.counts["polls_lost"] += 1
-            return
+            self.log(what, "request lost")
+            return False
+        seen = 0
         for _ in range(100):
             if cursor is not None:
                 params["since"] = cursor
@@ -239,26 +269,32 @@ class Device:
                 answer = await self.floor.api.get(
                     "/api/v1/notifications/", params=params, headers=self.auth
                 )
-            except httpx.HTTPError:
+            except httpx.HTTPError as exc:
                 self.counts["polls_failed"] += 1
-                return
+                self.log(what, type(exc).__name__)
+                return False
             if fate < network.lose_request + network.lose_answer:
                 self.counts["polls_lost"] += 1
-                return
+                self.log(what, "answer lost")
+                return False
             if answer.status_code != 200:
                 self.counts[f"polls_{answer.status_code}"] += 1
-                return
+                self.log(what, str(answer.status_code))
+                return False
             page = answer.json()
             at = time.time()
             for item in page["results"]:
                 self.note(item, at, Path.POLL)
+            seen += len(page["results"])
             cursor = int(page["next_since"])
             if not reload:
                 self.cursor = cursor
             if not page["has_more"]:
                 break
         self.counts["polls"] += 1
+        self.log(what, f"since {params.get('since')}: {seen} items, next_since {cursor}")
         self.joined_at = self.joined_at or time.time()
+        return True
 
     # --- what the handheld shows, and the operator ---------------------------------------
 
@@ -369,6 +405,9 @@ class Device:
         elif answer.status_code == 409:
             record["claimed_by"] = (body.get("claimed_by") or {}).get("id")
 
+    def log(self, what: str, detail: str | None = "") -> None:
+        self.trace.append((time.time(), what, detail or ""))
+
     def spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
@@ -383,6 +422,7 @@ class Device:
             "seen": self.seen,
             "counts": dict(self.counts),
             "acts": self.acts,
+            "trace": list(self.trace),
         }
 
 

@@ -87,7 +87,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--webhook-busy", type=float, default=0.05, help="share of webhook calls answered 503"
     )
-    parser.add_argument("--keep", action="store_true", help="keep the run's folder (logs)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the run's folder (logs, records.json)"
+    )
     args = parser.parse_args(argv)
     if args.handhelds < 1 or args.minutes <= 0 or args.minutes > 60:
         parser.error("--handhelds at least 1, --minutes above 0 and at most 60")
@@ -154,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         servers.stop()
         receiver.stop()
     report = build_report(args, warehouses, outcome, receiver, started, load_before)
+    if args.keep:
+        progress = outcome.get("progress")
+        raw = {
+            "published": getattr(progress, "published_records", None),
+            "devices": getattr(progress, "devices", None),
+        }
+        (folder / "records.json").write_text(json.dumps(raw, default=str))
     print_report(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1, default=str))
@@ -264,7 +273,10 @@ def shift(
     if progress.devices is None:
         raise RuntimeError("the handhelds did not report within two minutes")
     outcome["canaries"] = canaries(plan)
-    outcome["database"] = database_figures()
+    try:
+        outcome["database"] = database_figures()
+    except Exception as exc:  # the run's other figures still count
+        outcome["database"] = {"error": repr(exc)}
     return outcome
 
 
@@ -384,9 +396,16 @@ def database_figures() -> dict[str, Any]:
         "done_twice": twice[:20],
         "handovers": len(handovers),
         "claims_released_at_the_change": sum(
-            len((h["content"] or {}).get("released") or []) for h in handovers
+            _count((h["content"] or {}).get("released")) for h in handovers
         ),
     }
+
+
+def _count(value: Any) -> int:
+    """A handover's count: a number, or a list of what it counts."""
+    if isinstance(value, int):
+        return value
+    return len(value) if isinstance(value, list) else 0
 
 
 def build_report(
