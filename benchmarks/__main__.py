@@ -1,10 +1,10 @@
-"""`python -m benchmarks` (`make bench`): every row of issues 12's and 22's tables, project vs
-baseline.
+"""`python -m benchmarks` (`make bench`): every row of issues 12's and 22's tables and of SPEC
+14-16's (rows 17-21), project vs baseline. (The floor simulation is `python -m benchmarks.floor`.)
 
 Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn and uvicorn for
 the HTTP and stream rows), measures each row in interleaved rounds against its baseline in the
-same run, and prints a markdown table of medians [min-max] and per-round ratios. About 8 minutes on
-a 2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows. Rows 14 and 15 also
+same run, and prints a markdown table of medians [min-max] and per-round ratios. About 10 minutes
+on a 2-core machine; `--quick` about 1; `--only 1-3,9` runs some rows. Rows 14 and 15 also
 measure the peer of issue 22, django-notifications-hq, in a venv of its own (benchmarks/peer.py;
 `PEER_DATABASE_URL` puts its data in PostgreSQL); `--no-peer` leaves it out.
 
@@ -28,7 +28,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 21)]
+ALL_ROWS = [str(i) for i in range(1, 22)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -111,6 +111,7 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
     from benchmarks import (
         rows_actions,
         rows_chat,
+        rows_delivery,
         rows_http,
         rows_inbox,
         rows_notices,
@@ -171,6 +172,8 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         )
     if "20" in rows:
         phase("row 20: publishing a notice", lambda: rows_notices.publish_rows(bench))
+    if "21" in rows:
+        phase("row 21: canaries at 1,000 warehouses", lambda: rows_delivery.canary_rows(bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 

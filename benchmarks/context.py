@@ -45,6 +45,8 @@ class Config:
     notice_members: int = 10_000  # row 19: members of a notice's audience (its roster)
     notice_publish_members: int = 5_000  # row 20: members a notice is published to
     notice_publishes: int = 50  # row 20: publishes per side per round
+    canary_warehouses: int = 1000  # row 21: active warehouses that get canaries
+    canary_history: int = 60  # row 21: intervals of canaries before the rounds (an hour)
 
     @property
     def mark_sizes(self) -> tuple[int, int]:
@@ -96,6 +98,7 @@ QUICK = Config(
     sweep_entries=100_000,
     streams=300,
     press_alerts=50,
+    canary_history=10,
 )
 
 # Sizes of 10 and one round: only that every row still produces numbers (tests/test_benchmarks).
@@ -125,6 +128,8 @@ TINY = Config(
     notice_members=20,
     notice_publish_members=20,
     notice_publishes=3,
+    canary_warehouses=10,
+    canary_history=2,
 )
 
 PRESETS = {c.name: c for c in (FULL, QUICK, TINY)}
