@@ -71,7 +71,7 @@ def canary_rows(bench: Bench) -> list[Line]:
         after("publish")
         services.poll_canaries(ids)
         after("poll")
-        windows = store.windows(ids)  # which canary each warehouse got (not measured)
+        windows = store.windows(list(ids))  # which canary each warehouse got (not measured)
         after("")
         for warehouse_id in ids:
             last = windows[warehouse_id].last

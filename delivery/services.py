@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -42,12 +42,12 @@ def active_warehouse_ids() -> list[int]:
     )
 
 
-def publish_canaries() -> list[int]:
-    """One canary to each active warehouse, CANARY_BATCH warehouses at a time; the ids of the
-    warehouses whose canary went out. A warehouse whose publish fails is logged and skipped
-    (its status turns late or missing, which is what it is)."""
+def publish_canaries() -> dict[int, str]:
+    """One canary to each active warehouse, CANARY_BATCH warehouses at a time; the token of
+    each canary that went out, by warehouse id. A warehouse whose publish fails is logged and
+    skipped (its status turns late or missing, which is what it is)."""
     inbox = f"u:{canary.user().pk}"
-    published = []
+    published: dict[int, str] = {}
     for batch in _batches(active_warehouse_ids(), settings.CANARY_BATCH):
         for warehouse_id in batch:
             token = uuid.uuid4().hex
@@ -64,24 +64,23 @@ def publish_canaries() -> list[int]:
             except (PublishError, ConnectionError, OSError) as exc:
                 logger.warning("Canary to warehouse %s not published: %r", warehouse_id, exc)
                 continue
-            published.append(warehouse_id)
+            published[warehouse_id] = token
     return published
 
 
-def poll_canaries(warehouse_ids: Sequence[int]) -> int:
-    """Read each warehouse's canary inbox as a poll does, and record the canaries it sees
-    (the `poll` path); how many arrivals were recorded."""
+def poll_canaries(expected: Mapping[int, str]) -> int:
+    """Read each warehouse's canary inbox as a poll does (one read), and record the arrival of
+    the canary expected there (the `poll` path) if the read sees it; how many were recorded.
+    One arrival call per warehouse, whatever the inbox holds."""
     user = canary.user()
     recorded = 0
-    for warehouse_id in warehouse_ids:
+    for warehouse_id, token in expected.items():
         page = notification_selectors.inbox_page(
-            user=user, warehouse_id=warehouse_id, limit=settings.NOTIFICATION_PAGE_MAX
+            user=user, warehouse_id=int(warehouse_id), limit=settings.NOTIFICATION_PAGE_MAX
         )
-        for item in page.items:
-            token = (item.notification.data or {}).get("canary")
-            if not isinstance(token, str):
-                continue
-            took = store.arrive(warehouse_id, token, store.Path.POLL)
+        seen = {(item.notification.data or {}).get("canary") for item in page.items}
+        if token in seen:
+            took = store.arrive(int(warehouse_id), token, store.Path.POLL)
             if took is not None:
                 metrics.DELIVERY_SECONDS.labels(str(warehouse_id), store.Path.POLL).observe(
                     took / 1000
@@ -99,8 +98,12 @@ def check() -> dict[str, Any]:
     missing = sorted(w.code for w, r in readings if r.status == Status.MISSING)
     found = {"at": timestamps.now_ms(), "late": late, "missing": missing}
     store.save_check(found, ttl_seconds=24 * 3600)
-    for warehouse, reading in readings:
-        _episode(warehouse, reading)
+    open_episodes = set(
+        Episode.objects.filter(ended_at__isnull=True).values_list("warehouse_id", flat=True)
+    )
+    for warehouse, reading in readings:  # a transaction only where an episode starts or goes on
+        if reading.status != Status.OK or warehouse.pk in open_episodes:
+            _episode(warehouse, reading)
     return found
 
 

@@ -13,13 +13,14 @@ from . import services
 def publish_canaries() -> int:
     published = services.publish_canaries()
     if published:
-        poll_canaries.delay(published)
+        poll_canaries.delay({str(warehouse): token for warehouse, token in published.items()})
     return len(published)
 
 
 @shared_task(ignore_result=True)
-def poll_canaries(warehouse_ids: list[int]) -> int:
-    return services.poll_canaries(warehouse_ids)
+def poll_canaries(expected: dict[str, str]) -> int:
+    """`expected`: each canary's token by warehouse id (JSON keys are strings)."""
+    return services.poll_canaries({int(warehouse): token for warehouse, token in expected.items()})
 
 
 @shared_task(ignore_result=True)

@@ -94,6 +94,7 @@ def test_one_canary_per_active_warehouse_and_the_poll_path_records_it(warehouse,
     published = services.publish_canaries()
 
     assert sorted(published) == sorted([warehouse.pk, other_warehouse.pk])
+    assert services.poll_canaries({closed.pk: "no-such-canary"}) == 0
     assert services.poll_canaries(published) == 2
     assert services.poll_canaries(published) == 0  # the first read that saw it counts
     for place in (warehouse, other_warehouse):
@@ -148,13 +149,13 @@ def test_a_canary_reaches_the_stream_processes_hub_and_no_stream(
     rita = subscribed("rita", warehouse, rep_notice)
     stream = open_stream(rita, warehouse)  # the stream process's hub is subscribed
 
-    services.publish_canaries()
+    published = services.publish_canaries()
     assert eventually(lambda: window(warehouse).canaries[-1].stream_ms is not None)
     alert = publish(message_type=rep_notice, warehouse=warehouse, title="Replenish A-01-03")
 
     assert stream.until("notification").id == str(alert.cursor)  # the canary came before
     assert store.stream_servers(stale_ms=selectors.STREAM_SERVED_WITHIN_MS) >= 1
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(published)
     assert reading(warehouse).status == "ok"
 
 
@@ -162,8 +163,7 @@ def test_a_canary_reaches_the_stream_processes_hub_and_no_stream(
 def test_a_stopped_stream_server_makes_its_warehouses_late(warehouse, settings):
     settings.CANARY_LATE_SECONDS = 0.2
     serve_streams_here()  # a stream process beat, then stopped: no hub receives the canary
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
 
     assert eventually(lambda: reading(warehouse).status == "late")
     found = reading(warehouse)
@@ -174,8 +174,7 @@ def test_a_stopped_stream_server_makes_its_warehouses_late(warehouse, settings):
 @pytest.mark.django_db
 def test_without_any_stream_process_the_stream_path_is_null_not_late(warehouse, settings):
     settings.CANARY_LATE_SECONDS = 0
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
 
     found = reading(warehouse)
     assert not found.stream_served
@@ -186,8 +185,7 @@ def test_without_any_stream_process_the_stream_path_is_null_not_late(warehouse, 
 def test_no_canary_for_three_intervals_is_missing(warehouse, settings):
     assert reading(warehouse).status == "missing"  # never published: beat is not running
     settings.CANARY_INTERVAL_SECONDS = 1.0  # missing 3 s after the last canary
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
     assert reading(warehouse).status == "ok"
 
     assert eventually(lambda: reading(warehouse).status == "missing")
@@ -195,8 +193,7 @@ def test_no_canary_for_three_intervals_is_missing(warehouse, settings):
 
 @pytest.mark.django_db
 def test_the_api_is_for_staff_and_answers_as_spec_16_says(warehouse, make_user, client):
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
     nobody = APIClient()
     nobody.force_authenticate(make_user("olga"))
     assert nobody.get("/api/v1/delivery/").status_code == 403
@@ -232,8 +229,7 @@ def test_the_admin_page_shows_each_warehouse(warehouse, admin_client):
 def test_metrics_and_healthz_say_what_the_canaries_found(warehouse, client, settings):
     settings.CANARY_LATE_SECONDS = 0
     serve_streams_here()
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
 
     metrics = scrape(client)
     assert f'wms_delivery_seconds_count{{path="poll",warehouse="{warehouse.pk}"}}' in metrics
@@ -250,8 +246,7 @@ def test_an_episode_emails_once_and_once_more_on_recovery(warehouse, settings, s
     settings.DELIVERY_ALARM_AFTER_SECONDS = 0
     settings.DELIVERY_ALARM_EMAILS = ["ops@example.com"]
     serve_streams_here()
-    services.publish_canaries()
-    services.poll_canaries([warehouse.pk])
+    services.poll_canaries(services.publish_canaries())
     assert eventually(lambda: reading(warehouse).status == "late")
 
     services.check()
