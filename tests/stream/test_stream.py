@@ -533,14 +533,19 @@ def test_a_held_token_opens_without_a_worker_thread_and_changes_count_at_once(
     a change of the directory since sends the next open the usual way, which sees it."""
     rita = subscribed("rita", warehouse, rep_notice)
     headers = token_for(rita)
+
+    def opens() -> list[str]:
+        # The access watcher's own re-checks (recheck_all) run in a thread too, on its clock.
+        return [call for call in worker_calls if call != "recheck_all"]
+
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify_all"]  # the first fills the directory
+    assert opens() == ["identify_all"]  # the first fills the directory
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify_all"]
+    assert opens() == ["identify_all"]
 
     rita.groups.clear()  # any change of the directory: the next open asks again
     assert _open(stream_client, warehouse, headers) == 200
-    assert worker_calls == ["identify_all", "identify_all"]
+    assert opens() == ["identify_all", "identify_all"]
 
     warehouse.is_active = False
     warehouse.save()
