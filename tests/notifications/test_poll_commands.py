@@ -111,7 +111,6 @@ def _get(client_for, user, path: str, **query):
     return lambda: client.get(path, query)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 41: 65 commands today")
 def test_an_unread_summary_runs_a_handful_of_commands_whatever_the_inbox(floor, redis, client_for):
     spent = {}
     for name, user in floor.users.items():

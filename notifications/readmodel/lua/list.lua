@@ -21,12 +21,12 @@
 --          view head alone with "not modified".
 
 local user = ARGV[2]
-local unchanged, version = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
+local unchanged, view = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
 if unchanged then return unchanged end
 
-local marks = marks_of(user)
+local marks = view.marks
 local seen, class_list = classes_seen(FIRST_OWN)
-local counts = unread_counts(user, marks, seen, class_list, tonumber(ARGV[3]))
+local counts = unread_counts(user, view, seen, class_list, open_states(class_list), tonumber(ARGV[3]))
 -- Above the highest watermark nothing is read by watermark: no need to look up a class.
 local highest_mark = 0
 for _, cursor in pairs(marks) do highest_mark = math.max(highest_mark, cursor) end
@@ -140,7 +140,7 @@ if ARGV[11] == '1' then
     if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
   end
 end
-local reply = view_head('page', counts, version)
+local reply = view_head('page', counts, view.version)
 -- Stopped before the newest change (the page is full, or it ended early to bound its work):
 -- the client is not caught up, and asks again from next_since.
 append(reply, {next_since, (a or b) and 1 or 0, oldest or ''})
