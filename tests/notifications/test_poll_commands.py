@@ -124,7 +124,6 @@ def test_an_unread_summary_runs_a_handful_of_commands_whatever_the_inbox(floor, 
     assert all(sum(c.values()) <= SUMMARY_MOST for c in spent.values()), _report(spent)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 41: 376 commands today")
 def test_a_first_page_of_50_runs_at_most_120_commands(floor, redis, client_for):
     spent = {}
     for name, user in floor.users.items():
