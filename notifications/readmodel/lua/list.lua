@@ -29,6 +29,10 @@ local seen, class_list = classes_seen(FIRST_OWN)
 local counts, gone, all_gone = unread_counts(user, view, seen, class_list, open_states(class_list),
                                              tonumber(ARGV[3]))
 
+-- Above the highest watermark nothing is read by watermark: no need to know a class there.
+local highest_mark = 0
+for _, cursor in pairs(marks) do highest_mark = math.max(highest_mark, cursor) end
+
 local since, limit, include_read = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9] == '1'
 local budget = limit + tonumber(ARGV[10])
 local chunk = limit + 1
@@ -51,19 +55,18 @@ for i = FIRST_OWN, #KEYS do
     return redis.call('ZRANGEBYSCORE', KEYS[i], after, '+inf', 'LIMIT', 0, chunk)
   end, '(' .. text(floor), chunk)
 end
--- The next slot of the merged inboxes (each once however many inboxes hold it).
+-- The next slot of the merged inboxes (each once however many inboxes hold it); each inbox's
+-- head is read as a number once.
 local function next_plain()
   local best, best_n
   for _, box in ipairs(boxes) do
     local h = head_of(box)
-    if h then
-      local n = tonumber(h)
-      if not best_n or n < best_n then best, best_n = h, n end
-    end
+    if h ~= box.h then box.h, box.n = h, h and tonumber(h) end
+    if h and (not best_n or box.n < best_n) then best, best_n = h, box.n end
   end
   if not best then return nil end
   for _, box in ipairs(boxes) do
-    if head_of(box) == best then box.pos = box.pos + 1 end
+    if box.h == best then box.pos = box.pos + 1 end
   end
   return best, best_n
 end
@@ -85,10 +88,13 @@ local function next_change()
   return slot, text(score), score
 end
 
--- What the page needs to know of a slot, read in batches: every slot the readers hold that is
--- not known yet, one read of each kind per batch (its change, place and the user's field; the
--- user's snooze when they have some; its expiry when some expired and are not swept yet).
+-- What the page needs to know of a slot, read in batches: the slots the page may still take
+-- next (the lowest of the inboxes' and the changes' read ahead, as many as it has room for)
+-- that are not known yet, one read of each kind per batch (its change and the user's field;
+-- its place when a watermark may cover it or it changed; the user's snooze when they have
+-- some; its expiry when some expired and are not swept yet).
 local known = {}
+local emitted, looked = 0, 0
 local function look_up(asked)
   local slots = {}
   local function want_one(slot)
@@ -98,15 +104,38 @@ local function look_up(asked)
     end
   end
   want_one(asked)
-  for _, box in ipairs(boxes) do
-    for i = box.pos, #box.buf do want_one(box.buf[i]) end
+  local room = math.min(limit - emitted, budget - looked) + 1
+  -- The inboxes' lowest read ahead, merged (each inbox's are in order).
+  local at, heads = {}, {}
+  for b, box in ipairs(boxes) do
+    at[b] = box.pos
+    heads[b] = box.buf[box.pos] and tonumber(box.buf[box.pos])
   end
-  for i = changes.pos, #changes.buf, 2 do want_one(changes.buf[i]) end
+  for _ = 1, room do
+    local low
+    for b in ipairs(boxes) do
+      if heads[b] and (not low or heads[b] < heads[low]) then low = b end
+    end
+    if not low then break end
+    local box = boxes[low]
+    want_one(box.buf[at[low]])
+    at[low] = at[low] + 1
+    heads[low] = box.buf[at[low]] and tonumber(box.buf[at[low]])
+  end
+  for i = changes.pos, math.min(#changes.buf, changes.pos + 2 * room - 1), 2 do want_one(changes.buf[i]) end
   if #slots == 0 then return end
   local owns = {}
   for i, slot in ipairs(slots) do owns[i] = user .. ':' .. slot end
   local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
-  local places = redis.call('HMGET', KEYS[K.places], unpack(slots))
+  local placed, places = {}, {}
+  for i, slot in ipairs(slots) do
+    if changed[i] or tonumber(slot) <= highest_mark then placed[#placed + 1] = slot end
+  end
+  if #placed > 0 then
+    for i, place in ipairs(redis.call('HMGET', KEYS[K.places], unpack(placed))) do
+      places[placed[i]] = place
+    end
+  end
   local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
   local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
   local expiries = (view.expired and not all_gone) and redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots)) or {}
@@ -115,7 +144,7 @@ local function look_up(asked)
     if view.expired and all_gone then expired = gone[slot] or false
     elseif view.expired then expired = not expiries[i] or tonumber(expiries[i]) <= NOW
     else expired = false end
-    known[slot] = {changed = changed[i] ~= false, place = places[i] or nil, own = own[i] or nil,
+    known[slot] = {changed = changed[i] ~= false, place = places[slot] or nil, own = own[i] or nil,
                    snooze = snoozed[i] or false, expired = expired}
   end
 end
@@ -125,9 +154,10 @@ local function info(slot)
   return known[slot]
 end
 
--- Read for the user, at `raise` (a slot published before the read model has no place: no class).
+-- Read for the user, at `raise` (a slot published before the read model has no place: no class;
+-- one above every watermark needs none).
 local function read_here(facts, raise)
-  local class = facts.place and place_parts(facts.place)
+  local class = raise <= highest_mark and facts.place and string.match(facts.place, '^(.-):') or nil
   return read_by(marks, class, raise, facts.own, facts.snooze ~= false)
 end
 
@@ -135,7 +165,7 @@ local shown = {}
 local next_since = ARGV[7]
 local a, a_n = next_plain()
 local b, b_cursor, b_n = next_change()
-local emitted, looked, reached = 0, 0, nil
+local reached
 while emitted < limit and (a or b) do
   if looked >= budget then
     -- Looked far enough for one call: say how far, so the next call goes on from there.

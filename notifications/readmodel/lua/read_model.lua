@@ -282,9 +282,10 @@ end
 -- Unread of a user, per severity = open ones of the classes they see - the open ones of those
 -- classes they have read. Both are kept at write time, so a poll reads them and counts nothing:
 --   per class (classes field "o:<class>"): "<info> <warning> <critical>" open ones not yet
---     swept, then the class's newest open ones, "<raise, 16 digits>:<level>:<slot>" newest
---     raised first: the NEWEST newest, or fewer (never fewer than NEWEST / 2 while the class
---     has more), always every open one raised after the last entry's raise;
+--     swept, how many of its newest open ones are listed, then those, "<raise, 16 digits>:
+--     <level>:<slot>" newest raised first: the NEWEST newest, or fewer (never fewer than
+--     NEWEST / 2 while the class has more), always every open one raised after the last
+--     listed one's raise;
 --   per user (users field "r:<user>"): " <class>:<level>=<n> ...": how many open ones of each
 --     class and severity are read for them (read_by).
 -- Whose count a change of a slot moves: users with a field or snooze of it (its "who" list in
@@ -293,14 +294,14 @@ end
 
 local NEWEST = 24
 
+-- A class's state: {counts = {info, warning, critical}, listed = how many newest are listed,
+-- rest = the listed entries, space-separated}. The field is "<info> <warning> <critical>
+-- <listed> <entry> ...": its entries are only split where a caller needs them.
 local function parse_open(raw)
-  local state = {counts = {0, 0, 0}, newest = {}}
-  local i = 0
-  for word in string.gmatch(raw or '', '%S+') do
-    i = i + 1
-    if i <= 3 then state.counts[i] = tonumber(word) else state.newest[#state.newest + 1] = word end
-  end
-  return state
+  if not raw then return {counts = {0, 0, 0}, listed = 0, rest = ''} end
+  local info, warning, critical, listed, rest = string.match(raw, '^(%d+) (%d+) (%d+) (%d+) ?(.*)$')
+  return {counts = {tonumber(info), tonumber(warning), tonumber(critical)}, listed = tonumber(listed),
+          rest = rest}
 end
 
 local function open_total(state) return state.counts[1] + state.counts[2] + state.counts[3] end
@@ -311,13 +312,13 @@ local function save_open(class, state)
   if open_total(state) == 0 then
     redis.call('HDEL', KEYS[K.classes], 'o:' .. class)
   else
-    local raw = table.concat(state.counts, ' ')
-    if #state.newest > 0 then raw = raw .. ' ' .. table.concat(state.newest, ' ') end
+    local raw = table.concat(state.counts, ' ') .. ' ' .. state.listed
+    if state.rest ~= '' then raw = raw .. ' ' .. state.rest end
     redis.call('HSET', KEYS[K.classes], 'o:' .. class, raw)
   end
 end
 
--- The per-class state of each of `class_list` (one read): {class = {counts, newest}}.
+-- The per-class state of each of `class_list` (one read): {class = state}.
 local function open_states(class_list)
   local found = {}
   if #class_list == 0 then return found end
@@ -331,7 +332,7 @@ end
 
 local function newest_entry(raise, level, slot) return pad(raise) .. ':' .. level .. ':' .. slot end
 
--- The class's NEWEST newest open ones, from the open index.
+-- The class's NEWEST newest open ones, from the open index: listed count, entries.
 local function newest_open(class)
   local found = {}
   for level = 0, 2 do
@@ -344,7 +345,7 @@ local function newest_open(class)
   end
   table.sort(found, function(x, y) return x > y end)
   for i = #found, NEWEST + 1, -1 do found[i] = nil end
-  return found
+  return #found, table.concat(found, ' ')
 end
 
 -- An open notification enters the open index at `place` (publish, or a change to open).
@@ -352,15 +353,28 @@ local function open_enter(place, slot)
   redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. slot)
   local class, level, raise = place_parts(place)
   local state = open_state(class)
-  local listed, total = #state.newest, open_total(state)
+  local total = open_total(state)
   state.counts[level + 1] = state.counts[level + 1] + 1
   local entry = newest_entry(raise, level, slot)
-  -- Listed when it is among the newest (a release of an old one may not be).
-  if listed == total or (listed > 0 and entry > state.newest[listed]) then
-    local at = listed + 1
-    while at > 1 and state.newest[at - 1] < entry do at = at - 1 end
-    table.insert(state.newest, at, entry)
-    if #state.newest > NEWEST then state.newest[#state.newest] = nil end
+  if state.listed == 0 then
+    -- Nothing listed: the class had none open (the list is refilled before it runs out).
+    if total == 0 then state.rest, state.listed = entry, 1 end
+  elseif entry > string.match(state.rest, '^%S+') then
+    -- The newest (a publish, a raise): first.
+    state.rest = entry .. ' ' .. state.rest
+    state.listed = state.listed + 1
+  elseif state.listed == total or entry > string.match(state.rest, '(%S+)$') then
+    -- Among the listed ones (a release of an older one): in its place.
+    local list = words(state.rest)
+    local at = #list + 1
+    while at > 1 and list[at - 1] < entry do at = at - 1 end
+    table.insert(list, at, entry)
+    state.rest = table.concat(list, ' ')
+    state.listed = state.listed + 1
+  end
+  if state.listed > NEWEST then
+    state.rest = string.match(state.rest, '^(.*) %S+$')
+    state.listed = NEWEST
   end
   save_open(class, state)
 end
@@ -372,13 +386,18 @@ local function open_leave(place, slot)
   local state = open_state(class)
   state.counts[level + 1] = state.counts[level + 1] - 1
   local entry = newest_entry(raise, level, slot)
-  for i, listed in ipairs(state.newest) do
-    if listed == entry then
-      table.remove(state.newest, i)
-      break
-    end
+  local rest = state.rest
+  -- Where it is in " <rest> ": the spaces before and after it.
+  local before, after = string.find(' ' .. rest .. ' ', ' ' .. entry .. ' ', 1, true)
+  if before then
+    local head = before > 1 and string.sub(rest, 1, before - 2) or ''
+    local tail = string.sub(rest, after)
+    state.rest = (head ~= '' and tail ~= '') and (head .. ' ' .. tail) or (head .. tail)
+    state.listed = state.listed - 1
   end
-  if #state.newest < NEWEST / 2 and #state.newest < open_total(state) then state.newest = newest_open(class) end
+  if state.listed < NEWEST / 2 and state.listed < open_total(state) then
+    state.listed, state.rest = newest_open(class)
+  end
   save_open(class, state)
 end
 

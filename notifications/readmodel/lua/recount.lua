@@ -43,7 +43,8 @@ for _, field in ipairs(redis.call('HKEYS', KEYS[K.classes])) do
 end
 drop(KEYS[K.classes], stale)
 for _, class in ipairs(classes) do
-  local state = {counts = {}, newest = newest_open(class)}
+  local state = {counts = {}}
+  state.listed, state.rest = newest_open(class)
   for level = 0, 2 do
     local head = class .. ':' .. level
     state.counts[level + 1] = redis.call('ZLEXCOUNT', KEYS[K.open], '[' .. head .. ':', '(' .. head .. ';')

@@ -28,18 +28,28 @@ if counts[1] + counts[2] + counts[3] <= 0 then want = 0 end
 -- the ones the user woke at or below the watermark of their class (SPEC 13). Entries are
 -- "<raise>:<level>:<slot>" (the class known by the list).
 local lists = {}
+local chunk = want + 4
 for _, class in ipairs(class_list) do
   local state, mark = states[class], watermark_in(marks, class)
-  local above = {}
-  for _, entry in ipairs(state.newest) do
-    if tonumber(string.match(entry, '^(%d+)')) <= mark then break end
-    above[#above + 1] = entry
+  local floor, entries = pad(mark), string.gmatch(state.rest, '%S+')
+  local list, taken, last
+  -- The listed ones above the watermark, one at a time (split only as far as the merge takes
+  -- them); when every listed one was above it and the class holds more, it goes on below the
+  -- last.
+  local function fetch()
+    local entry = entries()
+    if not entry then
+      if last and taken == state.listed and taken < open_total(state) then
+        list.below = string.sub(last, 1, 16)
+      end
+      return {}
+    end
+    if string.sub(entry, 1, 16) <= floor then return {} end
+    taken, last = (taken or 0) + 1, entry
+    return {entry}
   end
-  local list = {buf = above, pos = 1, done = true, class = class}
-  -- Every listed one above the watermark and the class holds more: the rest is below them.
-  if #above == #state.newest and #above < open_total(state) and #above > 0 then
-    list.below, list.mark = string.match(above[#above], '^(%d+)'), mark
-  end
+  list = pager(fetch, nil, 1)
+  list.class, list.mark = class, mark
   lists[#lists + 1] = list
 end
 -- Woken ones under the watermark of their class, open: one more list, by raise.
@@ -67,14 +77,14 @@ local function go_on(list)
     local head = class .. ':' .. level
     local top, bottom = '(' .. head .. ':' .. below, '[' .. head .. ':' .. pad(mark + 1)
     lists[#lists + 1] = pager(function()
-      local found = redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, want + 4)
+      local found = redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, chunk)
       if #found > 0 then top = '(' .. found[#found] end
       for i, member in ipairs(found) do
         local raise, slot = string.match(member, ':(%d+):(%d+)$')
         found[i] = raise .. ':' .. level .. ':' .. slot .. ':' .. class
       end
       return found
-    end, nil, want + 4)
+    end, nil, chunk)
   end
 end
 
