@@ -189,8 +189,8 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         f"{W}:classes",
         "hash",
-        'the read model\'s route classes: `<class>` → its inboxes (`"r:2 u:1"`, sorted), `n:<class>` → notifications of it not yet swept, `i:<inbox>` → the classes the inbox is in',
-        f"{_PUBLISH}, {_LIFECYCLE} (escalation), {_EXPIRE}",
+        'the read model\'s route classes: `<class>` → its inboxes (`"r:2 u:1"`, sorted), `n:<class>` → notifications of it not yet swept, `i:<inbox>` → the classes the inbox is in, `o:<class>` → its open ones not yet swept by severity and its newest open ones (`<info> <warning> <critical> <how many listed> <raise>:<severity digit>:<slot> …`, newest raised first), `m:<class>` → ` <user id> …` who has a watermark of it; `layout` → `counts` once the warehouse was counted (recount.lua)',
+        f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}, {_RM}mark_all.lua (holders), recount.lua",
     ),
     KeyFamily(
         f"{W}:places",
@@ -201,14 +201,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         f"{W}:open",
         "sorted set",
-        "`<place>:<slot>` of every open notification not yet swept, all scores 0 (ZLEXCOUNT counts a class's open ones of a severity raised after a cursor)",
+        "`<place>:<slot>` of every open notification not yet swept, all scores 0, in order of class, severity and raise (a class's newest of a severity are read from it by lex range)",
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
     ),
     KeyFamily(
         f"{W}:users",
         "hash",
-        'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `o:<user id>:<class>:<severity digit>` → their tally (how their reads differ from the watermark among open ones) and `o:<user id>` → the tallies they have; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all',
-        f"{_RM}mark_read.lua, mark_all.lua, snooze.lua, wake.lua, wake_due.lua, claim.lua and every change (tallies), forget_reader.lua (removes)",
+        'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `r:<user id>` → their tallies, ` <class>:<severity digit>=<n> …`: how many open ones of each class and severity are read for them; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all',
+        f"{_RM}mark_read.lua, mark_all.lua, snooze.lua, wake.lua, wake_due.lua, claim.lua and every change and expiry (tallies), recount.lua, forget_reader.lua (removes)",
     ),
     KeyFamily(
         f"{W}:reads",

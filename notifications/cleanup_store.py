@@ -63,7 +63,7 @@ def user_ids_in_read_model(warehouse_id: int, *, cursor: int, count: int) -> tup
     found = set()
     for field in fields:
         name = as_text(field)
-        part = name.split(":")[1] if name[:2] in ("v:", "s:", "w:", "o:") else name
+        part = name.split(":")[1] if name[:2] in ("v:", "s:", "w:", "o:", "r:") else name
         if part.isdigit():
             found.add(int(part))
     return int(next_cursor), found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
@@ -77,16 +79,18 @@ def inbox_page_if_changed(
     include_read: bool,
     if_none_match: IfNoneMatch | None,
     with_oldest: bool = False,
+    role_ids: Sequence[int] | None = None,
 ) -> InboxPage | NotModified:
     """`inbox_page`, or NotModified when one of the client's ETags is still the page's: one
-    round trip either way (the page is read only if the ETag is stale)."""
+    round trip either way (the page is read only if the ETag is stale). `role_ids`: the
+    user's roles when the caller read them for this request already."""
     now = timestamps.now_ms()
     if since is None:
         since = lookback_since(now)
     found = store.list_inbox(
         warehouse_id=warehouse_id,
         user_id=user.pk,
-        role_ids=role_ids_of(user),
+        role_ids=role_ids_of(user) if role_ids is None else role_ids,
         since=since,
         limit=limit,
         include_read=include_read,
@@ -107,13 +111,18 @@ def unread_summary(*, user: AbstractBaseUser, warehouse_id: int) -> UnreadSummar
 
 
 def unread_summary_if_changed(
-    *, user: AbstractBaseUser, warehouse_id: int, if_none_match: IfNoneMatch | None
+    *,
+    user: AbstractBaseUser,
+    warehouse_id: int,
+    if_none_match: IfNoneMatch | None,
+    role_ids: Sequence[int] | None = None,
 ) -> UnreadSummary | NotModified:
-    """`unread_summary`, or NotModified when one of the client's ETags is still its own."""
+    """`unread_summary`, or NotModified when one of the client's ETags is still its own.
+    `role_ids`: the user's roles when the caller read them for this request already."""
     found = store.latest_unread(
         warehouse_id=warehouse_id,
         user_id=user.pk,
-        role_ids=role_ids_of(user),
+        role_ids=role_ids_of(user) if role_ids is None else role_ids,
         count=settings.NOTIFICATION_SUMMARY_SIZE,
         now_ms=timestamps.now_ms(),
         if_none_match=if_none_match,

@@ -10,17 +10,20 @@ notifications/readmodel/lua/read_model.lua) with the request for the answer
 module would, and answers "not modified" at once when one of the client's ETags is that hash,
 else the answer itself. So a poll costs one round trip whether anything changed or not; a
 page that polls after a change (its If-None-Match now stale) pays for no separate check.
+
+A poll goes through here once (`answer`): the user's roles are read once, for the ETag and
+for the read alike, the If-None-Match header is parsed once, and the answer leaves tagged.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from django.http import HttpResponseNotModified
-from django.utils.cache import patch_vary_headers
+from django.http.response import HttpResponseBase
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -30,6 +33,7 @@ from ..domain import IfNoneMatch, NotModified, ViewVersion
 from .serializers import PollQuery
 
 _HEX = frozenset("0123456789abcdef")
+VARY = "Accept, Authorization, Cookie"
 
 
 def _hex_of(tag: str) -> str | None:
@@ -41,15 +45,22 @@ def _hex_of(tag: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+def tags_of(header: str) -> tuple[str, ...]:
+    """The hashes of our ETags in an If-None-Match header, sorted, each once (as many as the
+    header holds: the server's limit on a header's size bounds them)."""
+    found = {h for tag in header.split(",") if (h := _hex_of(tag.strip())) is not None}
+    return tuple(sorted(found))
+
+
+@dataclass(frozen=True, slots=True)
 class Basis:
     """One request's ETag but for the version: the text it hashes before and after it (the read
     model's `etag_of` joins them the same way: before .. "<sequence>|<next expiry>|<read
-    version>" .. after), and the ETags the client sent. Made once per request."""
+    version>" .. after), and the hashes of the client's ETags of ours. Made once per request."""
 
     before: str
     after: str
-    sent: frozenset[str]
+    tags: tuple[str, ...] = ()
 
     def etag(self, version: ViewVersion) -> str:
         text = (
@@ -61,50 +72,58 @@ class Basis:
     def if_none_match(self) -> IfNoneMatch | None:
         """The client's ETags for the read model to compare in the answer's own call; None
         when it sent none of ours (the answer is then full)."""
-        # As many as the header holds (the server's limit on a header's size bounds them).
-        found = sorted(h for h in map(_hex_of, self.sent) if h is not None)
-        return IfNoneMatch(self.before, self.after, tuple(found)) if found else None
-
-    def not_modified(self, unchanged: NotModified) -> HttpResponseNotModified:
-        """The 304 for what the read model found unchanged (its ETag is the client's tag the
-        script matched: the same text hashed the same way)."""
-        response = HttpResponseNotModified()
-        response["ETag"] = self.etag(unchanged.version)
-        patch_vary_headers(response, VARY)
-        return response
+        return IfNoneMatch(self.before, self.after, self.tags) if self.tags else None
 
 
-VARY = ("Accept", "Authorization", "Cookie")
-
-
-def basis(request: Request, kind: str, query: PollQuery, *, since: int | None = None) -> Basis:
-    """The request's Basis, from its query as the view parsed it (serializers.PollQuery);
-    `since`: the cursor a list starts after (the look-back when it sent none)."""
+def basis(
+    request: Request, kind: str, query: PollQuery, role_ids: Sequence[int], *, since: int | None
+) -> Basis:
+    """The request's Basis, from its query as the view parsed it (serializers.PollQuery) and
+    the user's roles (sorted, as directory.role_ids gives them); `since`: the cursor a list
+    starts after (the look-back when it sent none)."""
     rest = "" if kind == "unread" else f"{since}|{query.limit}|{int(query.include_read)}"
+    roles = ",".join(map(str, role_ids))
     user: Any = request.user
-    roles = ",".join(map(str, sorted(directory.role_ids(user))))
-    header = request.META.get("HTTP_IF_NONE_MATCH", "")
     return Basis(
-        before="|".join((kind, str(query.warehouse.pk), rest, str(user.pk), roles)) + "|",
+        before=f"{kind}|{query.warehouse.pk}|{rest}|{user.pk}|{roles}|",
         after="|" + (request.accepted_media_type or ""),
-        sent=frozenset(tag.strip() for tag in header.split(",") if tag.strip()),
+        tags=tags_of(request.META.get("HTTP_IF_NONE_MATCH", "")),
     )
 
 
-T = TypeVar("T")
+class Versioned(Protocol):
+    """An answer of the read model: it says the version its ETag is made of."""
+
+    @property
+    def version(self) -> ViewVersion: ...
 
 
-def answer_or_not_modified(
-    request_basis: Basis, read: Callable[[IfNoneMatch | None], T | NotModified]
-) -> T | HttpResponseNotModified:
-    """`read` given the client's ETags (one round trip either way): its answer, or the 304
-    when one of those ETags is still the answer's."""
-    found = read(request_basis.if_none_match())
-    return request_basis.not_modified(found) if isinstance(found, NotModified) else found
+T = TypeVar("T", bound=Versioned)
 
 
-def tagged(response: Response, request_basis: Basis, version: ViewVersion) -> Response:
-    """The full answer, with its ETag."""
-    response["ETag"] = request_basis.etag(version)
-    patch_vary_headers(response, VARY)
+def answer(
+    request: Request,
+    kind: str,
+    query: PollQuery,
+    read: Callable[[list[int], IfNoneMatch | None], T | NotModified],
+    render: Callable[[T], dict[str, Any]],
+    *,
+    since: int | None = None,
+) -> HttpResponseBase:
+    """A poll's response: `read` given the user's roles and the client's ETags (one round trip
+    either way), then the 304 when one of those ETags is still the answer's, else `render`ed;
+    tagged with the answer's ETag either way."""
+    user: Any = request.user
+    role_ids = directory.role_ids(user)
+    request_basis = basis(request, kind, query, role_ids, since=since)
+    found = read(role_ids, request_basis.if_none_match())
+    response: HttpResponseBase
+    if isinstance(found, NotModified):
+        # Its ETag is the client's tag the script matched: the same text hashed the same way.
+        response = HttpResponseNotModified()
+    else:
+        response = Response(render(found))
+    response["ETag"] = request_basis.etag(found.version)
+    # A response of our own, just made: nothing set Vary before.
+    response["Vary"] = VARY
     return response

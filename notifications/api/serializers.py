@@ -364,10 +364,23 @@ _UNCHANGED: dict[str, Any] = {
 }
 
 
+def notification_dicts(items: list[InboxItem]) -> list[dict[str, Any]]:
+    """Items as NotificationOutput gives them, each type's `actions` looked up once."""
+    actions: dict[str, list[dict[str, Any]]] = {}
+    found = []
+    for item in items:
+        code = item.notification.message_type
+        of_type = actions.get(code)
+        if of_type is None:
+            of_type = actions[code] = hooks.actions.of(code)
+        found.append(notification_dict(item, of_type))
+    return found
+
+
 def inbox_page_dict(page: InboxPage) -> dict[str, Any]:
     """A page as InboxPageOutput gives it."""
     return {
-        "results": [notification_dict(item) for item in page.items],
+        "results": notification_dicts(page.items),
         "unread_count": int(page.unread_count),
         "next_since": int(page.next_since),
         "has_more": bool(page.has_more),
@@ -379,7 +392,7 @@ def unread_dict(summary: UnreadSummary) -> dict[str, Any]:
     counts = summary.by_severity
     return {
         "unread_count": int(summary.unread_count),
-        "latest": [notification_dict(item) for item in summary.latest],
+        "latest": notification_dicts(summary.latest),
         "by_severity": {
             "info": int(counts["info"]),
             "warning": int(counts["warning"]),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponseNotModified
 from django.http.response import HttpResponseBase
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -55,22 +54,22 @@ class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
         since = query.since
         if since is None:
             since = selectors.lookback_since(timestamps.now_ms())
-        basis = etags.basis(request, self.etag_kind, query, since=since)
-        page = etags.answer_or_not_modified(
-            basis,
-            lambda condition: selectors.inbox_page_if_changed(
+        return etags.answer(
+            request,
+            self.etag_kind,
+            query,
+            lambda role_ids, condition: selectors.inbox_page_if_changed(
                 user=signed_in(request),
                 warehouse_id=query.warehouse.pk,
                 since=since,
                 limit=query.limit,
                 include_read=query.include_read,
                 if_none_match=condition,
+                role_ids=role_ids,
             ),
+            s.inbox_page_dict,
+            since=since,
         )
-        if isinstance(page, HttpResponseNotModified):
-            return page
-        response = Response(s.inbox_page_dict(page))
-        return etags.tagged(response, basis, page.version)
 
     @extend_schema(
         request=s.PublishInput,
@@ -103,17 +102,18 @@ class UnreadView(HeldDirectoryMixin, NotificationAPIView):
     )
     def get(self, request: Request) -> HttpResponseBase:
         query = s.unread_query(request.query_params)
-        basis = etags.basis(request, self.etag_kind, query)
-        summary = etags.answer_or_not_modified(
-            basis,
-            lambda condition: selectors.unread_summary_if_changed(
-                user=signed_in(request), warehouse_id=query.warehouse.pk, if_none_match=condition
+        return etags.answer(
+            request,
+            self.etag_kind,
+            query,
+            lambda role_ids, condition: selectors.unread_summary_if_changed(
+                user=signed_in(request),
+                warehouse_id=query.warehouse.pk,
+                if_none_match=condition,
+                role_ids=role_ids,
             ),
+            s.unread_dict,
         )
-        if isinstance(summary, HttpResponseNotModified):
-            return summary
-        response = Response(s.unread_dict(summary))
-        return etags.tagged(response, basis, summary.version)
 
 
 class MarkReadView(NotificationAPIView):

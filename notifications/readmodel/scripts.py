@@ -36,6 +36,8 @@ WAKE_DUE = _script("wake_due")
 HISTORY = _script("history")
 # Once per user after a deploy from the layout before this package (manage.py migrate_read_state).
 UPGRADE_USER = _script("upgrade_user")
+# Once per warehouse after the deploy that brought the counts (manage.py migrate_read_state).
+RECOUNT = _script("recount")
 
 ALL: tuple[Composed, ...] = tuple(
     value for value in globals().values() if isinstance(value, Composed)

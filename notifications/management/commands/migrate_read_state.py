@@ -1,5 +1,6 @@
 """`manage.py migrate_read_state`: move read state from the layout before the read model's
-package into it (notifications/readmodel/upgrade.py), warehouse by warehouse, with progress."""
+package into it, and count each warehouse's read model once (notifications/readmodel/
+upgrade.py), warehouse by warehouse, with progress."""
 
 from typing import Any
 
@@ -13,7 +14,8 @@ from subscriptions.models import Warehouse
 class Command(BaseCommand):
     help = (
         "Move users' read marks, 'mark all read' and snoozes from the layout before the read "
-        "model's package into it (once after deploying it; running it again moves nothing)."
+        "model's package into it, and count each warehouse's unread tallies once (after "
+        "deploying; running it again moves and counts nothing)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,7 +34,10 @@ class Command(BaseCommand):
         try:
             for number, warehouse in enumerate(warehouses, start=1):
                 report = upgrade.upgrade_warehouse(warehouse.pk, batch=batch)
-                self.stdout.write(f"[{number}/{len(warehouses)}] {warehouse.code}: {report}")
+                counted = upgrade.recount_warehouse(warehouse.pk)
+                self.stdout.write(
+                    f"[{number}/{len(warehouses)}] {warehouse.code}: {report}; {counted}"
+                )
         except REDIS_UNAVAILABLE as exc:
             raise CommandError(
                 f"Redis is unreachable: {exc}. What was moved stays moved: run it again."

@@ -5,7 +5,7 @@
 -- finished ones. A notification whose inbox removals were cut short stays in the expiry index
 -- and is picked up again by the next sweep (every step is idempotent), and polls never show it
 -- meanwhile because they check the expiry index. A finished one leaves the open index and the
--- tallies, its class, and every user's read, woken and snoozed state of it.
+-- counts, its class, and every user's read, woken and snoozed state of it.
 -- Preludes: read_model
 -- KEYS[1..20] the warehouse (read_model.lua)
 -- KEYS[21..] inbox keys, one per removal (a key may repeat)
@@ -26,7 +26,7 @@ for i = 3, 2 + f do
   local place = redis.call('HGET', KEYS[K.places], c)
   if place then
     if is_open(c) then
-      redis.call('ZREM', KEYS[K.open], place .. ':' .. c)
+      open_leave(place, c)
       tally(c, place, -1)
     end
     leave_class((place_parts(place)))

@@ -21,20 +21,17 @@
 --          view head alone with "not modified".
 
 local user = ARGV[2]
-local unchanged, version = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
+local unchanged, view = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
 if unchanged then return unchanged end
 
-local marks = marks_of(user)
+local marks = view.marks
 local seen, class_list = classes_seen(FIRST_OWN)
-local counts = unread_counts(user, marks, seen, class_list, tonumber(ARGV[3]))
--- Above the highest watermark nothing is read by watermark: no need to look up a class.
+local counts, gone, all_gone = unread_counts(user, view, seen, class_list, open_states(class_list),
+                                             tonumber(ARGV[3]))
+
+-- Above the highest watermark nothing is read by watermark: no need to know a class there.
 local highest_mark = 0
 for _, cursor in pairs(marks) do highest_mark = math.max(highest_mark, cursor) end
-
-local function read_here(slot, raise)
-  local class = place_of(slot)
-  return is_read(user, slot, marks, class, raise)
-end
 
 local since, limit, include_read = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9] == '1'
 local budget = limit + tonumber(ARGV[10])
@@ -58,19 +55,18 @@ for i = FIRST_OWN, #KEYS do
     return redis.call('ZRANGEBYSCORE', KEYS[i], after, '+inf', 'LIMIT', 0, chunk)
   end, '(' .. text(floor), chunk)
 end
--- The next slot of the merged inboxes (each once however many inboxes hold it).
+-- The next slot of the merged inboxes (each once however many inboxes hold it); each inbox's
+-- head is read as a number once.
 local function next_plain()
   local best, best_n
   for _, box in ipairs(boxes) do
     local h = head_of(box)
-    if h then
-      local n = tonumber(h)
-      if not best_n or n < best_n then best, best_n = h, n end
-    end
+    if h ~= box.h then box.h, box.n = h, h and tonumber(h) end
+    if h and (not best_n or box.n < best_n) then best, best_n = h, box.n end
   end
   if not best then return nil end
   for _, box in ipairs(boxes) do
-    if head_of(box) == best then box.pos = box.pos + 1 end
+    if box.h == best then box.pos = box.pos + 1 end
   end
   return best, best_n
 end
@@ -92,11 +88,84 @@ local function next_change()
   return slot, text(score), score
 end
 
-local items = {}
+-- What the page needs to know of a slot, read in batches: the slots the page may still take
+-- next (the lowest of the inboxes' and the changes' read ahead, as many as it has room for)
+-- that are not known yet, one read of each kind per batch (its change and the user's field;
+-- its place when a watermark may cover it or it changed; the user's snooze when they have
+-- some; its expiry when some expired and are not swept yet).
+local known = {}
+local emitted, looked = 0, 0
+local function look_up(asked)
+  local slots = {}
+  local function want_one(slot)
+    if not known[slot] then
+      known[slot] = {}
+      slots[#slots + 1] = slot
+    end
+  end
+  want_one(asked)
+  local room = math.min(limit - emitted, budget - looked) + 1
+  -- The inboxes' lowest read ahead, merged (each inbox's are in order).
+  local at, heads = {}, {}
+  for b, box in ipairs(boxes) do
+    at[b] = box.pos
+    heads[b] = box.buf[box.pos] and tonumber(box.buf[box.pos])
+  end
+  for _ = 1, room do
+    local low
+    for b in ipairs(boxes) do
+      if heads[b] and (not low or heads[b] < heads[low]) then low = b end
+    end
+    if not low then break end
+    local box = boxes[low]
+    want_one(box.buf[at[low]])
+    at[low] = at[low] + 1
+    heads[low] = box.buf[at[low]] and tonumber(box.buf[at[low]])
+  end
+  for i = changes.pos, math.min(#changes.buf, changes.pos + 2 * room - 1), 2 do want_one(changes.buf[i]) end
+  if #slots == 0 then return end
+  local owns = {}
+  for i, slot in ipairs(slots) do owns[i] = user .. ':' .. slot end
+  local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
+  local placed, places = {}, {}
+  for i, slot in ipairs(slots) do
+    if changed[i] or tonumber(slot) <= highest_mark then placed[#placed + 1] = slot end
+  end
+  if #placed > 0 then
+    for i, place in ipairs(redis.call('HMGET', KEYS[K.places], unpack(placed))) do
+      places[placed[i]] = place
+    end
+  end
+  local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
+  local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
+  local expiries = (view.expired and not all_gone) and redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots)) or {}
+  for i, slot in ipairs(slots) do
+    local expired
+    if view.expired and all_gone then expired = gone[slot] or false
+    elseif view.expired then expired = not expiries[i] or tonumber(expiries[i]) <= NOW
+    else expired = false end
+    known[slot] = {changed = changed[i] ~= false, place = places[slot] or nil, own = own[i] or nil,
+                   snooze = snoozed[i] or false, expired = expired}
+  end
+end
+
+local function info(slot)
+  if not known[slot] then look_up(slot) end
+  return known[slot]
+end
+
+-- Read for the user, at `raise` (a slot published before the read model has no place: no class;
+-- one above every watermark needs none).
+local function read_here(facts, raise)
+  local class = raise <= highest_mark and facts.place and string.match(facts.place, '^(.-):') or nil
+  return read_by(marks, class, raise, facts.own, facts.snooze ~= false)
+end
+
+local shown = {}
 local next_since = ARGV[7]
 local a, a_n = next_plain()
 local b, b_cursor, b_n = next_change()
-local emitted, looked, reached = 0, 0, nil
+local reached
 while emitted < limit and (a or b) do
   if looked >= budget then
     -- Looked far enough for one call: say how far, so the next call goes on from there.
@@ -107,15 +176,11 @@ while emitted < limit and (a or b) do
   if b == nil or (a ~= nil and a_n < b_n) then
     reached = a
     -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
-    if not redis.call('ZSCORE', KEYS[K.changes], a) and live(a) then
-      local read
-      if a_n > highest_mark then
-        read = is_read(user, a, {}, nil, a_n)
-      else
-        read = read_here(a, a_n)
-      end
+    local facts = info(a)
+    if not facts.changed and not facts.expired then
+      local read = read_here(facts, a_n)
       if include_read or not read then
-        append(items, item_of(a, a, read, user))
+        shown[#shown + 1] = {a, a, read, facts}
         emitted = emitted + 1
         next_since = a
       end
@@ -123,9 +188,14 @@ while emitted < limit and (a or b) do
     a, a_n = next_plain()
   else
     reached = b_cursor
-    if visible(b, FIRST_OWN) and live(b) and (include_read or not snooze_of(user, b)) then
-      local _, _, raise = place_of(b)
-      append(items, item_of(b, b_cursor, read_here(b, raise), user))
+    local facts = info(b)
+    -- Visible: its class is one of the user's (one published before the read model: in one of
+    -- their inboxes).
+    local class, _, raise = nil, nil, tonumber(b)
+    if facts.place then class, _, raise = place_parts(facts.place) end
+    local visible_here = (class and seen[class]) or (not class and visible(b, FIRST_OWN))
+    if visible_here and not facts.expired and (include_read or not facts.snooze) then
+      shown[#shown + 1] = {b, b_cursor, read_here(facts, raise), facts}
       emitted = emitted + 1
       next_since = b_cursor
     end
@@ -140,8 +210,25 @@ if ARGV[11] == '1' then
     if first and (not oldest or tonumber(first) < tonumber(oldest)) then oldest = first end
   end
 end
-local reply = view_head('page', counts, version)
+local reply = view_head('page', counts, view.version)
 -- Stopped before the newest change (the page is full, or it ended early to bound its work):
 -- the client is not caught up, and asks again from next_since.
 append(reply, {next_since, (a or b) and 1 or 0, oldest or ''})
-return append(reply, items)
+if #shown == 0 then return reply end
+-- The items: contents in one read, states of the changed ones in another.
+local slots, with_state = {}, {}
+for i, one in ipairs(shown) do
+  slots[i] = one[1]
+  if one[4].changed then with_state[#with_state + 1] = one[1] end
+end
+local contents = redis.call('HMGET', KEYS[K.notes], unpack(slots))
+local states_of = {}
+if #with_state > 0 then
+  for i, raw in ipairs(redis.call('HMGET', KEYS[K.states], unpack(with_state))) do
+    states_of[with_state[i]] = raw
+  end
+end
+for i, one in ipairs(shown) do
+  append(reply, {one[2], contents[i], one[3] and 1 or 0, states_of[one[1]] or false, one[4].snooze})
+end
+return reply

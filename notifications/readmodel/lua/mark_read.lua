@@ -23,8 +23,9 @@ if #ARGV >= 4 then
     end
   end
 end
+local view = user_view(user)
 local seen, class_list = classes_seen(FIRST_OWN)
-local counts = unread_counts(user, marks_of(user), seen, class_list, tonumber(ARGV[3]))
-local reply = view_head('marked', counts, view_version(user))
+local counts = unread_counts(user, view, seen, class_list, open_states(class_list), tonumber(ARGV[3]))
+local reply = view_head('marked', counts, view.version)
 reply[#reply + 1] = marked
 return reply

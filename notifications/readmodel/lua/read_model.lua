@@ -184,7 +184,7 @@ local function leave_class(class)
   for member in string.gmatch(redis.call('HGET', KEYS[K.classes], class) or '', '%S+') do
     remove_word(KEYS[K.classes], 'i:' .. member, class)
   end
-  redis.call('HDEL', KEYS[K.classes], class, 'n:' .. class)
+  redis.call('HDEL', KEYS[K.classes], class, 'n:' .. class, 'm:' .. class)
 end
 
 -- The classes the inboxes KEYS[first..] are in: a set and a list.
@@ -278,47 +278,193 @@ local function read_by_users(users, slot, class, raise)
   return answer
 end
 
--- --- The unread tallies -----------------------------------------------------------------------
--- Unread of a user, per severity = open ones of their classes raised above their watermark
--- (ZLEXCOUNT of the open index) - their tally of that class and severity (users field
--- "o:<user>:<head>"): +1 for each such one they read anyway, -1 for each open one at or below
--- the watermark that is unread for them (woken after it). Only users with a field or snooze
--- of a slot (its "who" list in reads) can differ from the watermark, so a change of a slot
--- corrects the tallies of those users only.
+-- --- Counting without scanning ------------------------------------------------------------------
+-- Unread of a user, per severity = open ones of the classes they see - the open ones of those
+-- classes they have read. Both are kept at write time, so a poll reads them and counts nothing:
+--   per class (classes field "o:<class>"): "<info> <warning> <critical>" open ones not yet
+--     swept, how many of its newest open ones are listed, then those, "<raise, 16 digits>:
+--     <level>:<slot>" newest raised first: the NEWEST newest, or fewer (never fewer than
+--     NEWEST / 2 while the class has more), always every open one raised after the last
+--     listed one's raise;
+--   per user (users field "r:<user>"): " <class>:<level>=<n> ...": how many open ones of each
+--     class and severity are read for them (read_by).
+-- Whose count a change of a slot moves: users with a field or snooze of it (its "who" list in
+-- reads) and users whose watermark of its class may cover it (classes field "m:<class>": who
+-- has a watermark of the class); for anyone else an open one is unread.
 
--- How a user's read state of an open notification differs from what the watermark says.
-local function tally_of(marks, class, raise, read)
-  if raise > watermark_in(marks, class) then return read and 1 or 0 end
-  return read and 0 or -1
+local NEWEST = 24
+
+-- A class's state: {counts = {info, warning, critical}, listed = how many newest are listed,
+-- rest = the listed entries, space-separated}. The field is "<info> <warning> <critical>
+-- <listed> <entry> ...": its entries are only split where a caller needs them.
+local function parse_open(raw)
+  if not raw then return {counts = {0, 0, 0}, listed = 0, rest = ''} end
+  local info, warning, critical, listed, rest = string.match(raw, '^(%d+) (%d+) (%d+) (%d+) ?(.*)$')
+  return {counts = {tonumber(info), tonumber(warning), tonumber(critical)}, listed = tonumber(listed),
+          rest = rest}
 end
 
-local function add_tally(user, head, delta)
-  if delta == 0 then return end
-  local field = 'o:' .. user .. ':' .. head
-  if redis.call('HINCRBY', KEYS[K.users], field, delta) == 0 then
-    redis.call('HDEL', KEYS[K.users], field)
-    remove_word(KEYS[K.users], 'o:' .. user, head)
+local function open_total(state) return state.counts[1] + state.counts[2] + state.counts[3] end
+
+local function open_state(class) return parse_open(redis.call('HGET', KEYS[K.classes], 'o:' .. class)) end
+
+local function save_open(class, state)
+  if open_total(state) == 0 then
+    redis.call('HDEL', KEYS[K.classes], 'o:' .. class)
   else
-    add_word(KEYS[K.users], 'o:' .. user, head)
+    local raw = table.concat(state.counts, ' ') .. ' ' .. state.listed
+    if state.rest ~= '' then raw = raw .. ' ' .. state.rest end
+    redis.call('HSET', KEYS[K.classes], 'o:' .. class, raw)
   end
+end
+
+-- The per-class state of each of `class_list` (one read): {class = state}.
+local function open_states(class_list)
+  local found = {}
+  if #class_list == 0 then return found end
+  local fields = {}
+  for i, class in ipairs(class_list) do fields[i] = 'o:' .. class end
+  for i, raw in ipairs(redis.call('HMGET', KEYS[K.classes], unpack(fields))) do
+    found[class_list[i]] = parse_open(raw or nil)
+  end
+  return found
+end
+
+local function newest_entry(raise, level, slot) return pad(raise) .. ':' .. level .. ':' .. slot end
+
+-- The class's NEWEST newest open ones, from the open index: listed count, entries.
+local function newest_open(class)
+  local found = {}
+  for level = 0, 2 do
+    local head = class .. ':' .. level
+    for _, member in ipairs(redis.call('ZREVRANGEBYLEX', KEYS[K.open], '(' .. head .. ';',
+                                       '[' .. head .. ':', 'LIMIT', 0, NEWEST)) do
+      local raise, slot = string.match(member, ':(%d+):(%d+)$')
+      found[#found + 1] = raise .. ':' .. level .. ':' .. slot
+    end
+  end
+  table.sort(found, function(x, y) return x > y end)
+  for i = #found, NEWEST + 1, -1 do found[i] = nil end
+  return #found, table.concat(found, ' ')
+end
+
+-- An open notification enters the open index at `place` (publish, or a change to open).
+local function open_enter(place, slot)
+  redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. slot)
+  local class, level, raise = place_parts(place)
+  local state = open_state(class)
+  local total = open_total(state)
+  state.counts[level + 1] = state.counts[level + 1] + 1
+  local entry = newest_entry(raise, level, slot)
+  if state.listed == 0 then
+    -- Nothing listed: the class had none open (the list is refilled before it runs out).
+    if total == 0 then state.rest, state.listed = entry, 1 end
+  elseif entry > string.match(state.rest, '^%S+') then
+    -- The newest (a publish, a raise): first.
+    state.rest = entry .. ' ' .. state.rest
+    state.listed = state.listed + 1
+  elseif state.listed == total or entry > string.match(state.rest, '(%S+)$') then
+    -- Among the listed ones (a release of an older one): in its place.
+    local list = words(state.rest)
+    local at = #list + 1
+    while at > 1 and list[at - 1] < entry do at = at - 1 end
+    table.insert(list, at, entry)
+    state.rest = table.concat(list, ' ')
+    state.listed = state.listed + 1
+  end
+  if state.listed > NEWEST then
+    state.rest = string.match(state.rest, '^(.*) %S+$')
+    state.listed = NEWEST
+  end
+  save_open(class, state)
+end
+
+-- An open notification at `place` leaves the open index (a change, or the sweep).
+local function open_leave(place, slot)
+  redis.call('ZREM', KEYS[K.open], place .. ':' .. slot)
+  local class, level, raise = place_parts(place)
+  local state = open_state(class)
+  state.counts[level + 1] = state.counts[level + 1] - 1
+  local entry = newest_entry(raise, level, slot)
+  local rest = state.rest
+  -- Where it is in " <rest> ": the spaces before and after it.
+  local before, after = string.find(' ' .. rest .. ' ', ' ' .. entry .. ' ', 1, true)
+  if before then
+    local head = before > 1 and string.sub(rest, 1, before - 2) or ''
+    local tail = string.sub(rest, after)
+    state.rest = (head ~= '' and tail ~= '') and (head .. ' ' .. tail) or (head .. tail)
+    state.listed = state.listed - 1
+  end
+  if state.listed < NEWEST / 2 and state.listed < open_total(state) then
+    state.listed, state.rest = newest_open(class)
+  end
+  save_open(class, state)
+end
+
+-- A user's counts: {"<class>:<level>" = n}.
+local function parse_counts(raw)
+  local counts = {}
+  for head, n in string.gmatch(raw or '', '(%S+)=(%-?%d+)') do counts[head] = tonumber(n) end
+  return counts
+end
+
+local function format_counts(counts)
+  local parts = {}
+  for head, n in pairs(counts) do
+    if n ~= 0 then parts[#parts + 1] = head .. '=' .. text(n) end
+  end
+  table.sort(parts)
+  return table.concat(parts, ' ')
+end
+
+-- Adds deltas[i] to the count of `head` of users[i] (three calls, however many users).
+local function add_counts(users, deltas, head)
+  local moved, fields = {}, {}
+  for i, user in ipairs(users) do
+    if deltas[i] ~= 0 then
+      moved[#moved + 1] = i
+      fields[#fields + 1] = 'r:' .. user
+    end
+  end
+  if #fields == 0 then return end
+  local raws = redis.call('HMGET', KEYS[K.users], unpack(fields))
+  local set, gone = {}, {}
+  for j, i in ipairs(moved) do
+    local counts = parse_counts(raws[j] or nil)
+    counts[head] = (counts[head] or 0) + deltas[i]
+    local raw = format_counts(counts)
+    if raw == '' then gone[#gone + 1] = fields[j] else
+      set[#set + 1] = fields[j]
+      set[#set + 1] = raw
+    end
+  end
+  if #set > 0 then redis.call('HSET', KEYS[K.users], unpack(set)) end
+  if #gone > 0 then redis.call('HDEL', KEYS[K.users], unpack(gone)) end
 end
 
 -- Who has a field or a snooze of the slot.
 local function who(slot) return words(redis.call('HGET', KEYS[K.reads], slot)) end
 
--- An open notification at `place` enters (sign 1) or leaves (sign -1) the tallies.
+-- An open notification at `place` enters (sign 1) or leaves (sign -1) the counts of every user
+-- it is read for.
 local function tally(slot, place, sign)
-  local users = who(slot)
-  if #users == 0 then return end
   local class, level, raise = place_parts(place)
-  local marks = redis.call('HMGET', KEYS[K.users], unpack(users))
-  local read = read_by_users(users, slot, class, raise)
-  for i, user in ipairs(users) do
-    add_tally(user, class .. ':' .. level, sign * tally_of(parse_marks(marks[i]), class, raise, read[user]))
+  local users, listed = who(slot), {}
+  for _, user in ipairs(users) do listed[user] = true end
+  for _, user in ipairs(words(redis.call('HGET', KEYS[K.classes], 'm:' .. class))) do
+    if not listed[user] then
+      listed[user] = true
+      users[#users + 1] = user
+    end
   end
+  if #users == 0 then return end
+  local read = read_by_users(users, slot, class, raise)
+  local deltas = {}
+  for i, user in ipairs(users) do deltas[i] = read[user] and sign or 0 end
+  add_counts(users, deltas, class .. ':' .. level)
 end
 
--- Runs change() (which changes only `user`'s state of `slot`), keeping their tally exact.
+-- Runs change() (which changes only `user`'s state of `slot`), keeping their count exact.
 local function for_user(user, slot, change)
   local place = redis.call('HGET', KEYS[K.places], slot)
   local counted = place and is_open(slot)
@@ -326,12 +472,13 @@ local function for_user(user, slot, change)
   if counted then
     class, level, raise = place_parts(place)
     marks = marks_of(user)
-    before = tally_of(marks, class, raise, is_read(user, slot, marks, class, raise))
+    before = is_read(user, slot, marks, class, raise)
   end
   change()
   add_word(KEYS[K.reads], slot, user)
   if counted then
-    add_tally(user, class .. ':' .. level, tally_of(marks, class, raise, is_read(user, slot, marks, class, raise)) - before)
+    local after = is_read(user, slot, marks, class, raise)
+    if after ~= before then add_counts({user}, {after and 1 or -1}, class .. ':' .. level) end
   end
 end
 
@@ -360,7 +507,7 @@ end
 
 -- Ends `user`'s snooze of `slot`: unread for them from `cursor` on, whatever watermark they had
 -- (SPEC 13), until they read it or mark all read again. `by`: who woke it (cjson.null for
--- time or the system). Without a cursor the slot is being raised again (out of the tallies,
+-- time or the system). Without a cursor the slot is being raised again (out of the counts,
 -- every user's field about to go): only the snooze goes.
 local function wake(user, slot, by, cursor)
   local function change()
@@ -392,32 +539,47 @@ local function forget_reads(slot)
   return removed
 end
 
--- Unread by severity of a user seeing the classes `class_list` / `seen` with watermarks
--- `marks` (see the tallies above), less what expired and is not swept yet (at most
--- `expired_scan` of those looked at). Also returns how many open ones each head holds above
--- the watermark (a range known to be empty need not be read again).
-local function unread_counts(user, marks, seen, class_list, expired_scan)
-  local counts, above = {0, 0, 0}, {}
-  if #class_list == 0 then return counts, above end
-  local fields = {}
+-- --- What a poll reads first ------------------------------------------------------------------
+
+-- The version of a user's view (what its ETag depends on besides the user, the query and the
+-- format: the sequence, the next expiry, the user's read version) and their own state of the
+-- warehouse, in three reads: {version, expired (some are expired and not yet swept), marks,
+-- woken (slots), snoozes (whether they have any), read_counts (their counts)}.
+local function user_view(user)
+  local sequence = redis.call('GET', KEYS[K.seq]) or '0'
+  local first = redis.call('ZRANGE', KEYS[K.expiry], 0, 0, 'WITHSCORES')
+  local expired, next_expiry = false, ''
+  if first[2] and tonumber(first[2]) > NOW then
+    next_expiry = text(tonumber(first[2]))
+  elseif first[2] then
+    expired = true
+    local later = redis.call('ZRANGEBYSCORE', KEYS[K.expiry], '(' .. text(NOW), '+inf',
+                             'WITHSCORES', 'LIMIT', 0, 1)
+    next_expiry = later[2] and text(tonumber(later[2])) or ''
+  end
+  local own = redis.call('HMGET', KEYS[K.users], 'v:' .. user, user, 'w:' .. user, 's:' .. user, 'r:' .. user)
+  return {version = {sequence, next_expiry, own[1] or '0'}, expired = expired,
+          marks = parse_marks(own[2] or nil), woken = words(own[3] or nil),
+          snoozes = own[4] ~= false, read_counts = parse_counts(own[5] or nil)}
+end
+
+local function view_version(user) return user_view(user).version end
+
+-- Unread by severity of a user (`view`: user_view) seeing the classes `class_list` / `seen`
+-- (`states`: open_states of them), less what expired and is not swept yet (at most
+-- `expired_scan` of those looked at). Also returns the expired ones looked at, as a set, and
+-- whether that is all of them.
+local function unread_counts(user, view, seen, class_list, states, expired_scan)
+  local counts = {0, 0, 0}
   for _, class in ipairs(class_list) do
-    local from = pad(watermark_in(marks, class) + 1)
+    local state = states[class]
     for level = 0, 2 do
-      local head = class .. ':' .. level
-      local n = redis.call('ZLEXCOUNT', KEYS[K.open], '[' .. head .. ':' .. from, '(' .. head .. ';')
-      above[head] = n
-      counts[level + 1] = counts[level + 1] + n
-      fields[#fields + 1] = 'o:' .. user .. ':' .. head
+      counts[level + 1] = counts[level + 1] + state.counts[level + 1] - (view.read_counts[class .. ':' .. level] or 0)
     end
   end
-  local tallies = redis.call('HMGET', KEYS[K.users], unpack(fields))
-  for i = 1, #fields do
-    if tallies[i] then
-      local level = (i - 1) % 3 + 1
-      counts[level] = counts[level] - tonumber(tallies[i])
-    end
-  end
-  -- Expired but not yet swept (the sweep runs every minute, so few): still in the open index.
+  local gone_set = {}
+  if not view.expired then return counts, gone_set, true end
+  -- Expired but not yet swept (the sweep runs every minute, so few): still counted open.
   -- Bounded: the oldest `expired_scan` of them; more waiting means the sweep is behind, which
   -- /metrics shows (wms_expired_unswept), and is not paid for by every poll.
   local gone = redis.call('ZRANGEBYSCORE', KEYS[K.expiry], '-inf', NOW, 'LIMIT', 0, expired_scan)
@@ -425,19 +587,22 @@ local function unread_counts(user, marks, seen, class_list, expired_scan)
     local places = redis.call('HMGET', KEYS[K.places], unpack(gone))
     local flags = redis.call('HMGET', KEYS[K.flags], unpack(gone))
     local owns = {}
-    for i, slot in ipairs(gone) do owns[i] = user .. ':' .. slot end
+    for i, slot in ipairs(gone) do
+      owns[i] = user .. ':' .. slot
+      gone_set[slot] = true
+    end
     local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
     local snoozed = redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns))
     for i = 1, #gone do
       if places[i] and is_open_flag(flags[i]) then
         local class, level, raise = place_parts(places[i])
-        if seen[class] and not read_by(marks, class, raise, own[i] or nil, snoozed[i] ~= false) then
+        if seen[class] and not read_by(view.marks, class, raise, own[i] or nil, snoozed[i] ~= false) then
           counts[level + 1] = counts[level + 1] - 1
         end
       end
     end
   end
-  return counts, above
+  return counts, gone_set, #gone < tonumber(expired_scan)
 end
 
 -- --- One notification as a reply -------------------------------------------------------------
@@ -479,7 +644,7 @@ local function change(slot, state, event, by, how)
   local cursor = next_cursor(slot)
   local old = redis.call('HGET', KEYS[K.places], slot)
   if old and is_open(slot) then
-    redis.call('ZREM', KEYS[K.open], old .. ':' .. slot)
+    open_leave(old, slot)
     tally(slot, old, -1)
   end
   if how.raise then
@@ -497,7 +662,7 @@ local function change(slot, state, event, by, how)
     local place = make_place(class, LEVEL[state.severity], raise)
     redis.call('HSET', KEYS[K.places], slot, place)
     if state.status == 'open' then
-      redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. slot)
+      open_enter(place, slot)
       tally(slot, place, 1)
     end
   end
@@ -546,16 +711,6 @@ end
 
 -- --- A user's view: the ETag short-cut --------------------------------------------------------
 
--- What the answer's ETag depends on besides the user, the query and the format: the
--- sequence, the next expiry and the user's read version.
-local function view_version(user)
-  local next_expiry = redis.call('ZRANGEBYSCORE', KEYS[K.expiry], '(' .. text(NOW), '+inf',
-                                 'WITHSCORES', 'LIMIT', 0, 1)
-  return {redis.call('GET', KEYS[K.seq]) or '0',
-          next_expiry[2] and text(tonumber(next_expiry[2])) or '',
-          redis.call('HGET', KEYS[K.users], 'v:' .. user) or '0'}
-end
-
 -- The ETag of an answer at `version`: the text notifications/api/etags.py hashes (its
 -- `before`, the version joined by "|", its `after`), as Python computes it (a contract test
 -- pins the pair).
@@ -571,13 +726,13 @@ local function view_head(status, counts, version)
           version[1], version[2], version[3]}
 end
 
--- The view's version, and "not modified" when one of the client's ETags (`tags`, their hex
--- space separated; `before` and `after` the rest of the ETag's text) is still the answer's:
+-- The user's view (user_view), and "not modified" when one of the client's ETags (`tags`, their
+-- hex space separated; `before` and `after` the rest of the ETag's text) is still the answer's:
 -- three reads, and the answer is the client's copy. One that is not goes on in this same call.
 local function check_etag(user, before, after, tags)
-  local version = view_version(user)
-  if tags ~= '' and has_word(tags, etag_of(before, version, after)) then
-    return view_head('not modified', {0, 0, 0}, version)
+  local view = user_view(user)
+  if tags ~= '' and has_word(tags, etag_of(before, view.version, after)) then
+    return view_head('not modified', {0, 0, 0}, view.version)
   end
-  return nil, version
+  return nil, view
 end

@@ -1,5 +1,7 @@
 -- A user's unread summary of a warehouse (GET /api/v1/notifications/unread/): the unread count,
--- by severity, and the newest unread (newest raised first).
+-- by severity, and the newest unread (newest raised first). Counts nothing: it reads the counts
+-- kept at write time and each class's newest open ones (read_model.lua, "Counting without
+-- scanning"), then the read state of the newest few in one batch.
 -- Preludes: read_model
 -- KEYS[1..20] the warehouse (read_model.lua)   KEYS[21..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
@@ -10,65 +12,146 @@
 --          view head alone with "not modified".
 
 local user = ARGV[2]
-local unchanged, version = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
+local unchanged, view = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
 if unchanged then return unchanged end
 
-local marks = marks_of(user)
+local marks = view.marks
 local seen, class_list = classes_seen(FIRST_OWN)
-local counts, above = unread_counts(user, marks, seen, class_list, tonumber(ARGV[3]))
-local reply = view_head('summary', counts, version)
-
--- Newest raised first: each (class, severity) of the open index from the top down to the
--- watermark, merged, and the ones the user woke at or below it (SPEC 13); skipping read or
--- expired ones. At most 200 + 4 x the size entries looked at.
+local states = open_states(class_list)
+local counts, gone, all_gone = unread_counts(user, view, seen, class_list, states, tonumber(ARGV[3]))
+local reply = view_head('summary', counts, view.version)
 local want = tonumber(ARGV[7])
-local chunk = want + 4
+if counts[1] + counts[2] + counts[3] <= 0 then want = 0 end
+
+-- Candidates, newest raised first: each class's newest open ones raised above the user's
+-- watermark of it (then its open index below the last of them, when the class has more), and
+-- the ones the user woke at or below the watermark of their class (SPEC 13). Entries are
+-- "<raise>:<level>:<slot>" (the class known by the list).
 local lists = {}
+local chunk = want + 4
 for _, class in ipairs(class_list) do
-  local from = pad(watermark_in(marks, class) + 1)
+  local state, mark = states[class], watermark_in(marks, class)
+  local floor, entries = pad(mark), string.gmatch(state.rest, '%S+')
+  local list, taken, last
+  -- The listed ones above the watermark, one at a time (split only as far as the merge takes
+  -- them); when every listed one was above it and the class holds more, it goes on below the
+  -- last.
+  local function fetch()
+    local entry = entries()
+    if not entry then
+      if last and taken == state.listed and taken < open_total(state) then
+        list.below = string.sub(last, 1, 16)
+      end
+      return {}
+    end
+    if string.sub(entry, 1, 16) <= floor then return {} end
+    taken, last = (taken or 0) + 1, entry
+    return {entry}
+  end
+  list = pager(fetch, nil, 1)
+  list.class, list.mark = class, mark
+  lists[#lists + 1] = list
+end
+-- Woken ones under the watermark of their class, open: one more list, by raise.
+if #view.woken > 0 then
+  local woken = {buf = {}, pos = 1, done = true}
+  local places = redis.call('HMGET', KEYS[K.places], unpack(view.woken))
+  local flags = redis.call('HMGET', KEYS[K.flags], unpack(view.woken))
+  for i, slot in ipairs(view.woken) do
+    if places[i] and is_open_flag(flags[i]) then
+      local class, level, raise = place_parts(places[i])
+      if seen[class] and raise <= watermark_in(marks, class) then
+        woken.buf[#woken.buf + 1] = newest_entry(raise, level, slot) .. ':' .. class
+      end
+    end
+  end
+  table.sort(woken.buf, function(x, y) return x > y end)
+  lists[#lists + 1] = woken
+end
+
+-- A class whose listed ones are used up goes on in its open index, severity by severity.
+local function go_on(list)
+  local class, below, mark = list.class, list.below, list.mark
+  list.below = nil
   for level = 0, 2 do
     local head = class .. ':' .. level
-    -- The range unread_counts counted (no writes since): none there, nothing to read.
-    if (above[head] or 1) > 0 then
-      local bottom = '[' .. head .. ':' .. from
-      lists[#lists + 1] = pager(function(top)
-        return redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, chunk)
-      end, '(' .. head .. ';', chunk)
-    end
+    local top, bottom = '(' .. head .. ':' .. below, '[' .. head .. ':' .. pad(mark + 1)
+    lists[#lists + 1] = pager(function()
+      local found = redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, chunk)
+      if #found > 0 then top = '(' .. found[#found] end
+      for i, member in ipairs(found) do
+        local raise, slot = string.match(member, ':(%d+):(%d+)$')
+        found[i] = raise .. ':' .. level .. ':' .. slot .. ':' .. class
+      end
+      return found
+    end, nil, chunk)
   end
 end
--- Woken ones under the watermark of their class, open and unread: one more list, by raise.
-local woken = {buf = {}, pos = 1, done = true}
-for _, slot in ipairs(words(redis.call('HGET', KEYS[K.users], 'w:' .. user))) do
-  local place = redis.call('HGET', KEYS[K.places], slot)
-  if place and is_open(slot) then
-    local class, _, raise = place_parts(place)
-    if seen[class] and raise <= watermark_in(marks, class) then
-      woken.buf[#woken.buf + 1] = place .. ':' .. slot
-    end
-  end
-end
-table.sort(woken.buf, function(x, y) return string.match(x, ':(%d+):%d+$') > string.match(y, ':(%d+):%d+$') end)
-lists[#lists + 1] = woken
 
-local looked = 0
-while want > 0 and looked < 200 + 4 * tonumber(ARGV[7]) do
-  local best, best_raise, best_list
+-- The next candidate of all lists: raise (text), level, slot, class; nil when none is left.
+-- (A class that goes on adds its pagers to `lists`: this same loop reaches them.)
+local function next_candidate()
+  local best, best_list
   for _, list in ipairs(lists) do
-    local member = head_of(list)
-    if member then
-      local raise = string.match(member, ':(%d+):%d+$')
-      if not best_raise or raise > best_raise then best, best_raise, best_list = member, raise, list end
+    local entry = head_of(list)
+    if not entry and list.below then go_on(list) end
+    if entry and (not best or entry > best) then best, best_list = entry, list end
+  end
+  if not best then return nil end
+  best_list.pos = best_list.pos + 1
+  local raise, level, slot, class = string.match(best, '^(%d+):(%d):(%d+):?(.*)$')
+  if class == '' then class = best_list.class end
+  return raise, tonumber(level), slot, class
+end
+
+-- In batches: the candidates' read state in one read each (their own fields, their snoozes when
+-- the user has some, their expiry when some expired and are not swept yet). At most 200 + 4 x
+-- the size candidates looked at.
+local chosen = {}
+local looked, most = 0, 200 + 4 * tonumber(ARGV[7])
+while #chosen < want and looked < most do
+  local batch = {}
+  while #batch < want - #chosen + 4 and looked + #batch < most do
+    local raise, _, slot, class = next_candidate()
+    if not raise then break end
+    batch[#batch + 1] = {slot = slot, class = class, raise = tonumber(raise)}
+  end
+  if #batch == 0 then break end
+  looked = looked + #batch
+  local owns = {}
+  for i, candidate in ipairs(batch) do owns[i] = user .. ':' .. candidate.slot end
+  local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
+  local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
+  local expiries = {}
+  if view.expired and not all_gone then
+    local slots = {}
+    for i, candidate in ipairs(batch) do slots[i] = candidate.slot end
+    expiries = redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots))
+  end
+  for i, candidate in ipairs(batch) do
+    local expired = gone[candidate.slot] or (expiries[i] and tonumber(expiries[i]) <= NOW)
+    if #chosen < want and not expired
+       and not read_by(marks, candidate.class, candidate.raise, own[i] or nil, (snoozed[i] or false) ~= false) then
+      chosen[#chosen + 1] = candidate.slot
     end
   end
-  if not best then break end
-  best_list.pos = best_list.pos + 1
-  looked = looked + 1
-  local slot = string.match(best, '(%d+)$')
-  local class = string.match(best, '^(.-):%d:%d+:%d+$')
-  if live(slot) and not is_read(user, slot, marks, class, tonumber(best_raise)) then
-    append(reply, item_of(slot, nil, false, user))
-    want = want - 1
+end
+
+if #chosen == 0 then return reply end
+local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(chosen))
+local contents = redis.call('HMGET', KEYS[K.notes], unpack(chosen))
+local with_state = {}
+for i, slot in ipairs(chosen) do
+  if changed[i] then with_state[#with_state + 1] = slot end
+end
+local states_of = {}
+if #with_state > 0 then
+  for i, raw in ipairs(redis.call('HMGET', KEYS[K.states], unpack(with_state))) do
+    states_of[with_state[i]] = raw
   end
+end
+for i, slot in ipairs(chosen) do
+  append(reply, {changed[i] and text(tonumber(changed[i])) or slot, contents[i], 0,
+                 states_of[slot] or false, false})
 end
 return reply

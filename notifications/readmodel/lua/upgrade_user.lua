@@ -1,7 +1,7 @@
 -- Moves one user's read state in a warehouse from the layout before this package (the
 -- `watermarks` and `snoozers` hashes, the `read:<user id>` sorted set) into `users`, `reads`
--- and `snoozes`, through the prelude's `mark` and `snooze`, so the tallies stay exact
--- (`manage.py migrate_read_state`; call again while it returns more than 0; idempotent).
+-- and `snoozes`, through the prelude's `mark` and `snooze` (`manage.py migrate_read_state`;
+-- call again while it returns more than 0; idempotent; recount.lua then counts the warehouse).
 -- The old watermarks are taken only while the user has no state of the new layout that they
 -- would change (their own "mark all read", tallies or woken ones): then the new state wins.
 -- Preludes: read_model
@@ -16,7 +16,7 @@ local took = 0
 local old = redis.call('HGET', KEYS[21], user)
 if old then
   local fresh = redis.call('HEXISTS', KEYS[K.users], user) == 0
-    and redis.call('HEXISTS', KEYS[K.users], 'o:' .. user) == 0
+    and redis.call('HEXISTS', KEYS[K.users], 'r:' .. user) == 0
     and redis.call('HEXISTS', KEYS[K.users], 'w:' .. user) == 0
   if fresh then
     save_marks(user, parse_marks(old))
