@@ -12,8 +12,11 @@ CANARY = "CANARY"
 USERNAME = "wms-canary"
 
 
-def _load() -> int | None:
-    return User.objects.filter(username=USERNAME).values_list("pk", flat=True).first()
+def _load() -> int:
+    """The canary user's id; 0 (no user has it) when there is none, so that "none" is held
+    too and the stream hub does not ask the database again at every event."""
+    found = User.objects.filter(username=USERNAME).values_list("pk", flat=True).first()
+    return found or 0
 
 
 # The canary user's id, held per process: the stream hub tells canaries by their one inbox.
@@ -42,5 +45,5 @@ def user() -> User:
 
 
 def inbox_of(user_id: int | None) -> frozenset[str]:
-    """The inboxes a canary event names: its one inbox."""
-    return frozenset() if user_id is None else frozenset({f"u:{user_id}"})
+    """The inboxes a canary event names: its one inbox (none without a canary user)."""
+    return frozenset({f"u:{user_id}"}) if user_id else frozenset()
