@@ -108,10 +108,15 @@ def server_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _ms(time_reply: tuple[Any, Any]) -> int:
+    """Redis's TIME reply (seconds, microseconds) in milliseconds."""
+    seconds, micros = time_reply
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
 async def beat_async(client: Redis | RedisCluster, *, stale_ms: int) -> None:
     """This process serves streams: its beat, and the beats older than `stale_ms` dropped."""
-    now_s, now_us = await client.time()
-    now = int(now_s) * 1000 + int(now_us) // 1000
+    now = _ms(await client.time())
     await client.zadd(keys.stream_servers(), {server_name(): now})
     await client.zremrangebyscore(keys.stream_servers(), "-inf", now - stale_ms)
 
@@ -119,8 +124,7 @@ async def beat_async(client: Redis | RedisCluster, *, stale_ms: int) -> None:
 def stream_servers(*, stale_ms: int) -> int:
     """How many processes that serve streams beat within `stale_ms`."""
     client = get_redis()
-    now_s, now_us = client.time()
-    now = int(now_s) * 1000 + int(now_us) // 1000
+    now = _ms(client.time())
     return int(client.zcount(keys.stream_servers(), now - stale_ms, "+inf"))
 
 

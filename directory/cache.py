@@ -2,8 +2,9 @@
 session's), their roles, the warehouses and the message types (for publish()), from a
 per-process cache that is exact.
 
-Every change of a user, a group, a membership, a permission (of a user or of a group), a token,
-a warehouse or a message type deletes a version token in Redis (right away and again after
+Every change of a model that something held per process is built from (directory/holdings.py:
+users, groups, memberships, permissions, tokens, warehouses, message types, and what features
+declare) deletes a version token in Redis (right away and again after
 the transaction commits, so no process keeps what a not yet committed change showed); the next
 reader puts a new random one (SET NX). Each request reads the version once (one GET, no
 database; a session's read brings it along) and a process that sees a new one drops everything
@@ -422,8 +423,9 @@ def message_type(code: str) -> Any | None:
 def held(name: str, load: Callable[[], Any]) -> Any:
     """What a feature keeps on the directory's version (e.g. alert actions by message type):
     `load()`'s value, read from the database once per version and process and dropped with
-    the rest of the cache. The value must be immutable (it is shared between requests); the
-    feature makes every change of what it loads replace the version (directory.signals)."""
+    the rest of the cache. The value must be immutable (it is shared between requests) and not
+    None (None reads as "not held"). Features declare a holding (directory/holdings.py), which
+    calls this and replaces the version on every change of the models it is built from."""
     cache, version = checked()
     found = cache.extras.get(name)
     if found is None:

@@ -46,7 +46,8 @@ _watched: dict[str, set[str]] = {}  # model label -> names of the holdings built
 
 @dataclass(eq=False)
 class Holding(Generic[T]):
-    """One thing held per process: `load()`'s value (immutable: requests share it), built from
+    """One thing held per process: `load()`'s value (immutable: requests share it; never None,
+    which reads as "not held": say "none" another way, as delivery/canary.py does), built from
     the rows of `models` ("app_label.ModelName", many-to-many tables included, e.g.
     "auth.User_groups")."""
 
