@@ -582,7 +582,7 @@ def _roster(bench: Any) -> Callable[[], Any]:
 
     from benchmarks.context import make_users
     from config import timestamps
-    from notices import selectors, services
+    from notices import selectors
     from notices.models import Notice
     from shifts.models import Shift
     from subscriptions.models import Warehouse
@@ -598,7 +598,6 @@ def _roster(bench: Any) -> Callable[[], Any]:
         warehouse=warehouse, role=floor, name="Early", starts=dt.time(6), ends=dt.time(14)
     )
     notice = Notice(warehouse=warehouse, title="Lane B closed", body="Use lane C.")
-    services.prepare_new(notice, by=None)
     notice.save()
     notice.roles.set([floor])
 
