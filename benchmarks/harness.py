@@ -8,10 +8,20 @@ either figure, so each ratio is taken per round (paired) and its median reported
 
 from __future__ import annotations
 
+import enum
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+
+class Verdict(enum.Enum):
+    """Whether a row meets its goal. A ratio's verdict is taken on its whole range, not only its
+    median: on a noisy machine a range that crosses the goal decides nothing."""
+
+    MET = "yes"
+    MISSED = "**no**"
+    UNDECIDED = "not distinguishable"
 
 
 @dataclass
@@ -70,17 +80,24 @@ class Line:
     baseline_name: str = ""
     ratio: Measure | None = None
     goal: str = ""
-    met: bool | None = None
+    met: bool | Verdict | None = None
     note: str = ""
 
-    def cells(self) -> list[str]:
+    @property
+    def verdict(self) -> Verdict | None:
+        if self.met is None or isinstance(self.met, Verdict):
+            return self.met
+        return Verdict.MET if self.met else Verdict.MISSED
+
+    def cells(self, *, judged: bool = True) -> list[str]:
         base = "—"
         if self.baseline is not None:
             base = self.baseline.text()
             if self.baseline_name:
                 base = f"{self.baseline_name}: {base}"
         ratio = self.ratio.text() if self.ratio is not None else "—"
-        met = {True: "yes", False: "**no**", None: "—"}[self.met]
+        verdict = self.verdict
+        met = verdict.value if judged and verdict is not None else "—"
         work = f"{self.work} ({self.note})" if self.note else self.work
         return [self.row, work, self.project.text(), base, ratio, self.goal, met]
 
@@ -93,7 +110,7 @@ class Line:
             "baseline_name": self.baseline_name,
             "ratio": self.ratio.as_dict() if self.ratio else None,
             "goal": self.goal,
-            "met": self.met,
+            "met": self.verdict.value if self.verdict is not None else None,
             "note": self.note,
         }
 
@@ -116,20 +133,34 @@ def paired(
     return Measure(unit, [t / b for t, b in zip(top, bottom, strict=True) if b], fmt=fmt)
 
 
-def at_least(ratio: Measure, goal: float) -> bool | None:
-    return None if not ratio.values else ratio.median >= goal
+def at_least(ratio: Measure, goal: float) -> Verdict | None:
+    """Met when every round reaches `goal`, missed when none does, else not distinguishable."""
+    if not ratio.values:
+        return None
+    if min(ratio.values) >= goal:
+        return Verdict.MET
+    return Verdict.MISSED if max(ratio.values) < goal else Verdict.UNDECIDED
 
 
-def at_most(ratio: Measure, goal: float) -> bool | None:
-    return None if not ratio.values else ratio.median <= goal
+def at_most(ratio: Measure, goal: float) -> Verdict | None:
+    """Met when no round exceeds `goal`, missed when every one does, else not distinguishable."""
+    if not ratio.values:
+        return None
+    if max(ratio.values) <= goal:
+        return Verdict.MET
+    return Verdict.MISSED if min(ratio.values) > goal else Verdict.UNDECIDED
 
 
 HEADER = ["row", "work", "project", "baseline", "ratio", "goal", "met?"]
+SMOKE_HEADER = "met? (not judged: smoke run)"
 
 
-def markdown_table(lines: Sequence[Line]) -> str:
-    """The lines as a markdown table, each figure `median [min-max]` over the rounds."""
-    out = ["| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
+def markdown_table(lines: Sequence[Line], *, judged: bool = True) -> str:
+    """The lines as a markdown table, each figure `median [min-max]` over the rounds. A run at
+    smaller sizes than the goals were set for (`judged` false) prints no verdicts."""
+    header = HEADER if judged else [*HEADER[:-1], SMOKE_HEADER]
+    out = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for line in lines:
-        out.append("| " + " | ".join(c.replace("|", "\\|") for c in line.cells()) + " |")
+        cells = line.cells(judged=judged)
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(out)

@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 from benchmarks.__main__ import ALL_ROWS, parse_rows
-from benchmarks.harness import Line, Measure, interleave, markdown_table, paired
+from benchmarks.harness import (
+    Line,
+    Measure,
+    Verdict,
+    at_least,
+    at_most,
+    interleave,
+    markdown_table,
+    paired,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,8 +67,36 @@ def test_rows_with_a_baseline_compare_it_in_the_same_run(tiny_run):
 
 def test_the_table_is_printed(tiny_run):
     stdout = tiny_run["stdout"]
-    assert "| row | work | project | baseline | ratio | goal | met? |" in stdout
+    assert "| row | work | project | baseline | ratio | goal | met? (not judged: smoke run) |" in (
+        stdout
+    )
     assert stdout.count("\n| ") >= len(ALL_ROWS) + 1
+
+
+def test_a_smoke_run_prints_no_verdict(tiny_run):
+    """The small presets' figures are not the goals' sizes: no row says yes or no there."""
+    table = [row for row in tiny_run["stdout"].splitlines() if row.startswith("| ")][2:]
+    assert len(table) >= len(ALL_ROWS)
+    for row in table:
+        assert row.rstrip().endswith("| — |"), row
+
+
+def test_a_verdict_is_taken_on_the_whole_range():
+    def ratio(*values: float) -> Measure:
+        return Measure("x", list(values))
+
+    assert at_least(ratio(0.72, 0.75, 0.8), 0.7) is Verdict.MET
+    assert at_least(ratio(0.55, 0.6, 0.69), 0.7) is Verdict.MISSED
+    # The median meets it, but one round did not: the run cannot tell.
+    assert at_least(ratio(0.65, 0.75, 0.8), 0.7) is Verdict.UNDECIDED
+    assert at_most(ratio(1.2, 1.4), 1.5) is Verdict.MET
+    assert at_most(ratio(1.6, 1.7), 1.5) is Verdict.MISSED
+    assert at_most(ratio(1.4, 1.6), 1.5) is Verdict.UNDECIDED
+    assert at_least(ratio(), 0.7) is None
+    line = Line(row="2", work="w", project=Measure("ms", [1.0]), ratio=ratio(0.65, 0.8))
+    line.met = at_least(ratio(0.65, 0.8), 0.7)
+    assert markdown_table([line]).endswith("| not distinguishable |")
+    assert markdown_table([line], judged=False).endswith("| — |")
 
 
 def test_rounds_are_interleaved_and_rotate():
