@@ -207,7 +207,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
     KeyFamily(
         f"{W}:users",
         "hash",
-        'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `r:<user id>` → their tallies, ` <class>:<severity digit>=<n> …`: how many open ones of each class and severity are read for them; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all',
+        'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `r:<user id>` → their tallies, ` <class>:<severity digit>=<n> …`: how many open ones of each class and severity are read for them; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all; `q:<user id>` → their mute, `<until ms> <severity digit>`: alerts below that severity are not unread for them until then',
         f"{_RM}mark_read.lua, mark_all.lua, snooze.lua, wake.lua, wake_due.lua, claim.lua and every change and expiry (tallies), recount.lua, forget_reader.lua (removes)",
     ),
     KeyFamily(
@@ -221,6 +221,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "sorted set",
         "`<user id>:<slot>` → when that user's snooze of it wakes (ms); Celery beat pops the due ones by score, in batches",
         f"{_RM}snooze.lua, wake.lua, wake_due.lua, claim.lua, the changes (a release or raise wakes them), {_EXPIRE}, forget_reader.lua (removes)",
+    ),
+    KeyFamily(
+        f"{W}:silenced",
+        "sorted set",
+        "`<silence id>:<slot>`, all scores 0: the alerts a planned silence held back, woken a bounded batch at a time (by lex range) when it ends or is deleted",
+        f"{_PUBLISH}, {_RM}reraise.lua, unsilence.lua, {_EXPIRE}",
     ),
     KeyFamily(
         f"{W}:rule:<rule id>:alerts",

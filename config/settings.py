@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "actions",  # alert actions, reminders until claimed, e-mail when unclaimed (SPEC 14)
     "notices",  # notices everyone must read: acknowledgements, roster, reminders (SPEC 15)
     "delivery",  # the delivery objective per warehouse, proven by canaries (SPEC 16)
+    "quiet",  # planned silences and mutes with a severity floor (SPEC 17)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -403,6 +404,12 @@ CELERY_BEAT_SCHEDULE.update(
 NOTIFICATION_SNOOZE_MAX_SECONDS = env.int("NOTIFICATION_SNOOZE_MAX_SECONDS", default=7 * 86400)
 NOTIFICATION_SNOOZE_WAKE_SECONDS = env.float("NOTIFICATION_SNOOZE_WAKE_SECONDS", default=15.0)
 NOTIFICATION_SNOOZE_BATCH = env.int("NOTIFICATION_SNOOZE_BATCH", default=100)
+# --- A quiet floor (SPEC 17) ----------------------------------------------------------------
+# Beat looks for ended planned silences this often; their held-back alerts are woken at most this
+# many per Redis call. A mute may run at most this long.
+SILENCE_CHECK_SECONDS = env.float("SILENCE_CHECK_SECONDS", default=30.0)
+SILENCE_WAKE_BATCH = env.int("SILENCE_WAKE_BATCH", default=200)
+MUTE_MAX_SECONDS = env.int("MUTE_MAX_SECONDS", default=12 * 3600)
 # The Snoozed list of the page shows at most this many.
 NOTIFICATION_SNOOZED_LIST_MAX = env.int("NOTIFICATION_SNOOZED_LIST_MAX", default=200)
 CELERY_BEAT_SCHEDULE.update(

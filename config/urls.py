@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/v1/", include("actions.api.urls")),
     path("api/v1/", include("notices.api.urls")),
     path("api/v1/", include("delivery.api.urls")),
+    path("api/v1/", include("quiet.api.urls")),
     # Signed-in users only when DEBUG is off, unless API_DOCS_PUBLIC (config/api_docs.py).
     path("api/schema/", api_docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", api_docs.DocsView.as_view(url_name="schema"), name="api-docs"),

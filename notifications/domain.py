@@ -46,6 +46,10 @@ class Event(StrEnum):
     ACTION_FAILED = "action_failed"
     REMINDED = "reminded"
     EMAILED = "emailed"
+    # SPEC 17: held back by a planned silence when published or raised again; woken when the
+    # silence ended or was deleted.
+    SILENCED = "silenced"
+    UNSILENCED = "unsilenced"
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,7 @@ class Lifecycle:
     resolved_at_ms: int | None = None
     escalated_at_ms: int | None = None
     occurrences: int = 1
+    silenced: bool = False  # held back by a planned silence (SPEC 17)
 
     @classmethod
     def initial(cls, notification: Notification) -> Lifecycle:
@@ -200,6 +205,7 @@ class Lifecycle:
             resolved_at_ms=ms("resolved_at"),
             escalated_at_ms=ms("escalated_at"),
             occurrences=int(value.get("occurrences") or 1),
+            silenced=bool(value.get("silenced")),
         )
 
 

@@ -23,6 +23,8 @@ What the core asks, each with a default for a project without the feature:
   stream's loop calls it) and answers None when it holds nothing for the type yet. `fit`
   makes them one alert's, from its `data` (an action the data gives nothing to scan for is
   unavailable), reading nothing; by default the list as it is.
+- `silences`: the planned silence that covers an alert of a type, severity and warehouse at a
+  time (SPEC 17), read on the publish path from what the process holds; by default none.
 - `unclaimable_types`: the codes of message types whose notifications are read, not claimed
   or resolved (a notice everyone must read is acknowledged on its own, SPEC 15): a claim or
   resolve of one is refused (422) and changes nothing. By default none.
@@ -140,7 +142,25 @@ def no_shift_report(*, first_day: dt.date, last_day: dt.date) -> list[ShiftRepor
     return []
 
 
+class Silences(Protocol):
+    """The id of the planned silence covering such an alert at `at_ms`, or None (SPEC 17)."""
+
+    def covering(
+        self, *, warehouse_id: int, type_code: str, severity: str, at_ms: int
+    ) -> int | None: ...
+
+
+class NoSilences:
+    """Without a silences feature nothing is ever silenced."""
+
+    def covering(
+        self, *, warehouse_id: int, type_code: str, severity: str, at_ms: int
+    ) -> int | None:
+        return None
+
+
 shifts: Shifts = NoShifts()
+silences: Silences = NoSilences()
 shift_report: ShiftReport = no_shift_report
 
 ActionList = list[dict[str, Any]]

@@ -168,6 +168,12 @@ def snoozes(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:snoozes"
 
 
+def silenced(warehouse_id: int) -> str:
+    """Sorted set "<silence id>:<slot>", all scores 0: the alerts a planned silence held back
+    (SPEC 17), read by lex range when the silence ends, a bounded batch at a time."""
+    return f"{warehouse_prefix(warehouse_id)}:silenced"
+
+
 # --- Events for open streams (SPEC section 8) ------------------------------------------------
 # Every script that gives a notification a cursor (publish, and any status change) PUBLISHes,
 # inside the same script, one message on its warehouse's channel:

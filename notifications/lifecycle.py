@@ -294,11 +294,20 @@ def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int
 
 def reraise(*, warehouse_id: int, notification_id: str) -> Answer | None:
     """Raise a still open (or claimed) alert again: occurrences + 1, unread again for everyone,
-    a new cursor. None when it is resolved or gone, and a new notification is due instead."""
+    a new cursor. None when it is resolved or gone, and a new notification is due instead.
+    A planned silence covering it now holds it back (SPEC 17)."""
+    now_ms = timestamps.now_ms()
+    kind = lifecycle_store.type_and_severity(warehouse_id, str(notification_id))
+    silence_id = None
+    if kind is not None:
+        silence_id = hooks.silences.covering(
+            warehouse_id=warehouse_id, type_code=kind[0], severity=kind[1], at_ms=now_ms
+        )
     answer = lifecycle_store.reraise(
         warehouse_id=warehouse_id,
         notification_id=str(notification_id),
-        now_ms=timestamps.now_ms(),
+        now_ms=now_ms,
+        silence_id=silence_id,
     )
     return answer if answer.changed else None
 

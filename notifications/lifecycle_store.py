@@ -134,6 +134,20 @@ def severity_levels(warehouse_id: int, slots: Sequence[str]) -> list[int | None]
     return [None if flag is None else int(as_text(flag)[1:2] or 0) for flag in flags]
 
 
+def type_and_severity(warehouse_id: int, notification_id: str) -> tuple[str, str] | None:
+    """The message type code and current severity of a stored notification, or None."""
+    redis = get_redis()
+    slot = redis.hget(keys.ids(warehouse_id), notification_id)
+    if slot is None:
+        return None
+    content = redis.hget(keys.contents(warehouse_id), slot)
+    flag = redis.hget(keys.flags(warehouse_id), slot)
+    if content is None:
+        return None
+    level = int(as_text(flag)[1:2] or 0) if flag else 0
+    return json.loads(content)["message_type"], ("info", "warning", "critical")[level]
+
+
 def postpone_escalation(warehouse_id: int, *, slot: str, until_ms: int) -> bool:
     """Make an escalation due at `until_ms` instead (only if it is still waiting in the index:
     XX, so one escalated or resolved meanwhile is not put back). True when moved."""

@@ -84,6 +84,7 @@ class Publication:
     escalate_at_ms: int | None = None
     guard: idempotency.Guard | None = None
     extra_inboxes: tuple[str, ...] = ()
+    silence_id: int | None = None  # the planned silence holding it back (SPEC 17)
 
     @property
     def pair(self) -> tuple[int, int]:
@@ -108,6 +109,7 @@ def deliver(write: Write, prepare: Callable[[], Publication]) -> tuple[Publicati
                 escalate_at_ms=publication.escalate_at_ms,
                 guard=publication.guard,
                 extra_inboxes=publication.extra_inboxes,
+                silence_id=publication.silence_id,
             )
             reply = delivery.reply
             if reply.status is not PublishStatus.DIRECTORY_MOVED:

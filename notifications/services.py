@@ -263,6 +263,12 @@ def _publication(
         escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
         guard=guard,
         extra_inboxes=extra_inboxes,
+        silence_id=hooks.silences.covering(
+            warehouse_id=warehouse.pk,
+            type_code=message_type.code,
+            severity=str(severity),
+            at_ms=created,
+        ),
     )
 
 

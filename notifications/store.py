@@ -107,6 +107,7 @@ def deliver(
     escalate_at_ms: int | None = None,
     guard: idempotency.Guard | None = None,
     extra_inboxes: Sequence[str] = (),
+    silence_id: int | None = None,
 ) -> Delivery:
     """One try at fanning out into every subscriber inbox this process knows of (and
     `extra_inboxes`, subscriber ids such as "r:<id>" that receive it whether or not they
@@ -117,7 +118,7 @@ def deliver(
     (`escalate_at_ms`, None: never) and its count in today's report. With a `guard` (an
     Idempotency-Key), the record of the request is stored with the notification, and a
     request made before answers its Replay instead (its answer: `publish_answer`) and writes
-    nothing.
+    nothing. `silence_id`: the planned silence that holds it back (SPEC 17).
     """
     warehouse_id = notification.warehouse
     pair = (warehouse_id, message_type_id)
@@ -144,6 +145,7 @@ def deliver(
             notification.message_type,
             report_retention_ms(),
             route,
+            "" if silence_id is None else silence_id,
         ],
         version=confirmed_writes.check(keys.sequence(warehouse_id)),
         guard=guard,

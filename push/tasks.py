@@ -8,7 +8,9 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
+from config import timestamps
 from notifications.domain import Severity
+from notifications.readmodel import quiet as quiet_store
 
 from . import metrics, selectors, services
 from .http import PushSession
@@ -36,6 +38,19 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
             counts[services.Outcome.OFF_SHIFT] = len(reached) - len(on_shift)
             metrics.PUSHES.labels(services.Outcome.OFF_SHIFT).inc(len(reached) - len(on_shift))
         reached = on_shift
+    # Told loudly (SPEC 17): only users the read model's one rule says to tell now (unread for
+    # them, not silenced, not muted below its severity, not snoozed).
+    told = quiet_store.to_tell(
+        warehouse_id=note.warehouse,
+        notification_id=note.id,
+        user_ids=sorted({s.user_id for s in reached}),
+        now_ms=timestamps.now_ms(),
+    )
+    if len(told) < len({s.user_id for s in reached}):
+        quiet = [s for s in reached if s.user_id not in told]
+        counts[services.Outcome.QUIET] = len(quiet)
+        metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(quiet))
+        reached = [s for s in reached if s.user_id in told]
     attempts = services.send_all(reached, note, session_factory=PushSession)
     for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:

@@ -254,6 +254,9 @@ class NotificationOutput(serializers.Serializer):
     escalated_at = serializers.SerializerMethodField()
     key = serializers.CharField(source="notification.key", allow_null=True)
     occurrences = serializers.IntegerField(source="lifecycle.occurrences")
+    silenced = serializers.BooleanField(
+        source="lifecycle.silenced", help_text="Held back by a planned silence (SPEC 17)."
+    )
     snoozed_until = serializers.SerializerMethodField(
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
@@ -344,6 +347,7 @@ def notification_dict(
         )
     answer["key"] = None if n.key is None else str(n.key)
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
+    answer["silenced"] = False if life is None else bool(life.silenced)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
     answer["actions"] = hooks.actions.fit(
         hooks.actions.of(n.message_type) if actions is None else actions, n.data

@@ -151,10 +151,19 @@ def escalate(*, warehouse_id: int, slot: str, role_id: int | None, now_ms: int) 
     return _decode(reply)[0]
 
 
-def reraise(*, warehouse_id: int, notification_id: str, now_ms: int) -> Answer:
-    """Raise an open (or claimed) alert again: occurrences + 1, unread again for everyone."""
+def reraise(
+    *, warehouse_id: int, notification_id: str, now_ms: int, silence_id: int | None = None
+) -> Answer:
+    """Raise an open (or claimed) alert again: occurrences + 1, unread again for everyone
+    (an open one held back instead when the planned silence `silence_id` covers it)."""
     reply = scripts.RERAISE(
-        keys=layout.warehouse_keys(warehouse_id, now_ms), args=[now_ms, notification_id]
+        keys=layout.warehouse_keys(warehouse_id, now_ms),
+        args=[
+            now_ms,
+            notification_id,
+            "" if silence_id is None else silence_id,
+            report_retention_ms(),
+        ],
     )
     answer, values = _decode(reply)
     if answer.changed:

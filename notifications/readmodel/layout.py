@@ -36,6 +36,7 @@ WAREHOUSE: tuple[tuple[str, Callable[[int, int], str]], ...] = (
     ("report", lambda w, d: keys.report_counts(w, d)),
     ("claim_ms", lambda w, d: keys.report_durations(w, d, "claim")),
     ("resolve_ms", lambda w, d: keys.report_durations(w, d, "resolve")),
+    ("silenced", lambda w, d: keys.silenced(w)),
 )
 NAMES = tuple(name for name, _ in WAREHOUSE)
 FIRST_OWN = len(WAREHOUSE) + 1  # KEYS[FIRST_OWN] is a script's first own key (1-based)

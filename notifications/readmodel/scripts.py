@@ -34,6 +34,9 @@ SNOOZE = _script("snooze")
 WAKE = _script("wake")
 WAKE_DUE = _script("wake_due")
 HISTORY = _script("history")
+# SPEC 17: what a planned silence held back, woken when it ends; who is told loudly of an alert.
+UNSILENCE = _script("unsilence")
+ATTENTION = _script("attention")
 # Once per user after a deploy from the layout before this package (manage.py migrate_read_state).
 UPGRADE_USER = _script("upgrade_user")
 # Once per warehouse after the deploy that brought the counts (manage.py migrate_read_state).

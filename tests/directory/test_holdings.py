@@ -10,18 +10,22 @@ added later is covered without a new test.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 from django.apps import apps
 from django.contrib.auth.models import Group, Permission, User
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from actions.models import AlertAction
 from config.bulk_writes import AnnouncingQuerySet
 from directory import cache, holdings
 from directory.snapshot import request_scope
+from quiet.models import Silence
 from shifts.models import Shift
+from subscriptions.models import MessageType
 from tests import another_process
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -51,6 +55,7 @@ def _changes() -> list[tuple[str, str]]:
 # Run in the other process: one write of `kind` to a row of the model `label`.
 CHANGE = """
 from django.apps import apps
+from django.utils import timezone
 
 label, kind = {label!r}, {kind!r}
 model = apps.get_model(label)
@@ -94,6 +99,14 @@ def world(db, warehouse, rep_notice, make_user):
     AlertAction.objects.create(
         message_type=rep_notice, code="done", label="Done", url="https://wms.example/hook"
     )
+    silence = Silence.objects.create(
+        warehouse=warehouse,
+        starts_at=timezone.now(),
+        ends_at=timezone.now() + dt.timedelta(hours=1),
+        reason="Stock count",
+    )
+    silence.message_types.add(rep_notice)
+    MessageType.objects.create(code="OTHER", name="Other")  # one more to add to the silence
     return {"user": nina, "token": token, "roles": (role, other_role), "warehouse": warehouse}
 
 
@@ -142,6 +155,8 @@ def test_every_case_is_generated():
         "subscriptions.MessageType",
         "shifts.Shift",
         "actions.AlertAction",
+        "quiet.Silence",
+        "quiet.Silence_message_types",
     } <= labels
 
 

@@ -3,8 +3,8 @@
 -- one step more severe, with a new raise cursor (unread again for everyone who sees it, no
 -- reader named) and every snooze of it woken.
 -- Preludes: read_model
--- KEYS[1..20] the warehouse (read_model.lua)
--- KEYS[21] the escalation role's inbox (absent when the type has no role)
+-- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[22] the escalation role's inbox (absent when the type has no role)
 -- ARGV[1] now   ARGV[2] the slot   ARGV[3] the escalation role's subscriber id ("r:<id>", "")
 -- ARGV[4] report retention, ms
 -- Returns {code, ITEM fields (read 0), false}: "ok" escalated, "same" no longer open, or
@@ -13,7 +13,8 @@
 local slot = ARGV[2]
 if redis.call('ZREM', KEYS[K.escalations], slot) == 0 or not live(slot) then return {'missing'} end
 local state = state_of(slot)
-if state.status ~= 'open' then return answer('same', slot, '') end
+-- A silenced one is not escalated (SPEC 17): its end indexes it again, like a new alert.
+if state.status ~= 'open' or state.silenced then return answer('same', slot, '') end
 local how = {raise = true}
 if ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[FIRST_OWN], slot, slot)

@@ -7,11 +7,11 @@
 -- meanwhile because they check the expiry index. A finished one leaves the open index and the
 -- counts, its class, and every user's read, woken and snoozed state of it.
 -- Preludes: read_model
--- KEYS[1..20] the warehouse (read_model.lua)
--- KEYS[21..] inbox keys, one per removal (a key may repeat)
+-- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[22..] inbox keys, one per removal (a key may repeat)
 -- ARGV[1] now   ARGV[2] f = how many notifications are finished
 -- ARGV[3 .. 2+f] their cursors;  ARGV[3+f .. 2+2f] their ids (UUIDs)
--- ARGV[3+2f ..] one cursor per inbox key in KEYS[21..], same order
+-- ARGV[3+2f ..] one cursor per inbox key in KEYS[22..], same order
 -- Returns {inbox entries removed, notifications removed, users' fields of them removed}
 
 local f = tonumber(ARGV[2])
@@ -36,6 +36,10 @@ for i = 3, 2 + f do
     if snooze_of(user, c) then drop_snooze(user, c) end
   end
   reads = reads + forget_reads(c)
+  local flag = redis.call('HGET', KEYS[K.flags], c)
+  if flag and string.sub(flag, 1, 1) == SILENCED then
+    redis.call('ZREM', KEYS[K.silenced], state_of(c).silence .. ':' .. c)
+  end
   redis.call('HDEL', KEYS[K.notes], c)
   redis.call('HDEL', KEYS[K.routes], c)
   redis.call('HDEL', KEYS[K.ids], ARGV[i + f])

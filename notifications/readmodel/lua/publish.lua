@@ -7,9 +7,9 @@
 -- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
 -- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
 -- Preludes: idempotency, version_check, read_model
--- KEYS[1..20] the warehouse (read_model.lua)
--- KEYS[21] subscriber set   KEYS[22] subscriber set token
--- KEYS[23..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
+-- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[22] subscriber set   KEYS[23] subscriber set token
+-- KEYS[24..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
 --          ids are read off these names
 -- ARGV[1] now (the notification's created_at), ms since the epoch
 -- ARGV[2] token of the caller's subscriber list ("" when it has none cached)
@@ -18,6 +18,8 @@
 -- ARGV[7] escalation due, ms ("" never)   ARGV[8] message type code
 -- ARGV[9] report retention, ms
 -- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
+-- ARGV[11] the id of the planned silence that covers it ("" none): then it is held back
+--          (read_model.lua hold_back: stored and listed, unread for nobody, not escalated)
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
@@ -82,7 +84,16 @@ local class = ARGV[10]
 enter_class(class, route)
 local place = make_place(class, ARGV[6], tonumber(c))
 redis.call('HSET', KEYS[K.places], c, place)
-open_enter(place, c)
+if ARGV[11] and ARGV[11] ~= '' then
+  local state = state_of(c)
+  hold_back(c, state, ARGV[11], ARGV[8], ARGV[9])
+  -- Listed as changed (its state read with it): at its own cursor, no new one.
+  redis.call('ZADD', KEYS[K.changes], c, c)
+  redis.call('HSET', KEYS[K.states], c, cjson.encode(state))
+  redis.call('HSET', KEYS[K.flags], c, flag_of(state))
+else
+  open_enter(place, c)
+end
 -- Tell open streams in the same script that delivers: no event without a delivery.
 tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)
 return idempotency_store({1, c})

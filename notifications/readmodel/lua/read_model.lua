@@ -2,7 +2,7 @@
 -- visible, read for a user, the cursor of a change and the unread tallies. The loader puts it
 -- in front of every read-model script (config/lua_compose.py, "read_model"); no script copies
 -- a helper. No writes of its own at load time.
--- KEYS[1..20] a warehouse's keys, at the positions of K below in every script that takes this
+-- KEYS[1..21] a warehouse's keys, at the positions of K below in every script that takes this
 --          prelude (notifications/readmodel/layout.py WAREHOUSE builds them in this order);
 --          a script's own KEYS start at KEYS[FIRST_OWN].
 -- ARGV[1] now, ms since the epoch, in every script that takes this prelude; a script's own
@@ -23,12 +23,29 @@
 local K = {seq = 1, notes = 2, ids = 3, routes = 4, expiry = 5, flags = 6, states = 7,
            changes = 8, history = 9, escalations = 10, reminders = 11, classes = 12,
            places = 13, open = 14, users = 15, reads = 16, snoozes = 17, report = 18,
-           claim_ms = 19, resolve_ms = 20}
-local FIRST_OWN = 21
+           claim_ms = 19, resolve_ms = 20, silenced = 21}
+local FIRST_OWN = 22
 local NOW = tonumber(ARGV[1])
 local SEVERITIES = {'info', 'warning', 'critical'}
 local LEVEL = {info = 0, warning = 1, critical = 2}
 local LETTER = {open = 'o', claimed = 'c', resolved = 'r'}
+-- An open alert a planned silence holds back (SPEC 17) has the flag letter 's': it is not
+-- open for the counts (is_open_flag), but its status is "open" (its state says `silenced`).
+local SILENCED = 's'
+
+local function flag_of(state)
+  local letter = (state.status == 'open' and state.silenced) and SILENCED or LETTER[state.status]
+  return letter .. LEVEL[state.severity]
+end
+
+-- A user's mute floor (users field "q:<user>", "<until ms> <severity digit>", SPEC 17): alerts
+-- below that severity are not unread for them while it lasts; 0 when none is active.
+local function mute_floor(raw)
+  if not raw then return 0 end
+  local ends, floor = string.match(raw, '^(%d+) (%d)$')
+  if not ends or tonumber(ends) <= NOW then return 0 end
+  return tonumber(floor)
+end
 
 local function pad(n) return string.format('%016.0f', n) end
 local function text(n) return string.format('%.0f', n) end
@@ -557,10 +574,12 @@ local function user_view(user)
                              'WITHSCORES', 'LIMIT', 0, 1)
     next_expiry = later[2] and text(tonumber(later[2])) or ''
   end
-  local own = redis.call('HMGET', KEYS[K.users], 'v:' .. user, user, 'w:' .. user, 's:' .. user, 'r:' .. user)
+  local own = redis.call('HMGET', KEYS[K.users], 'v:' .. user, user, 'w:' .. user, 's:' .. user, 'r:' .. user,
+                         'q:' .. user)
   return {version = {sequence, next_expiry, own[1] or '0'}, expired = expired,
           marks = parse_marks(own[2] or nil), woken = words(own[3] or nil),
-          snoozes = own[4] ~= false, read_counts = parse_counts(own[5] or nil)}
+          snoozes = own[4] ~= false, read_counts = parse_counts(own[5] or nil),
+          floor = mute_floor(own[6] or nil)}
 end
 
 local function view_version(user) return user_view(user).version end
@@ -577,6 +596,7 @@ local function unread_counts(user, view, seen, class_list, states, expired_scan)
       counts[level + 1] = counts[level + 1] + state.counts[level + 1] - (view.read_counts[class .. ':' .. level] or 0)
     end
   end
+  for level = 1, view.floor do counts[level] = 0 end -- muted below the floor
   local gone_set = {}
   if not view.expired then return counts, gone_set, true end
   -- Expired but not yet swept (the sweep runs every minute, so few): still counted open.
@@ -596,7 +616,8 @@ local function unread_counts(user, view, seen, class_list, states, expired_scan)
     for i = 1, #gone do
       if places[i] and is_open_flag(flags[i]) then
         local class, level, raise = place_parts(places[i])
-        if seen[class] and not read_by(view.marks, class, raise, own[i] or nil, snoozed[i] ~= false) then
+        if seen[class] and level >= view.floor
+           and not read_by(view.marks, class, raise, own[i] or nil, snoozed[i] ~= false) then
           counts[level + 1] = counts[level + 1] - 1
         end
       end
@@ -661,13 +682,14 @@ local function change(slot, state, event, by, how)
     if how.raise then raise = tonumber(cursor) end
     local place = make_place(class, LEVEL[state.severity], raise)
     redis.call('HSET', KEYS[K.places], slot, place)
-    if state.status == 'open' then
+    if state.status == 'open' and not state.silenced then
       open_enter(place, slot)
       tally(slot, place, 1)
     end
   end
+  if state.status ~= 'open' then state.silenced, state.silence = nil, nil end
   redis.call('HSET', KEYS[K.states], slot, cjson.encode(state))
-  redis.call('HSET', KEYS[K.flags], slot, LETTER[state.status] .. LEVEL[state.severity])
+  redis.call('HSET', KEYS[K.flags], slot, flag_of(state))
   return cursor
 end
 
@@ -735,4 +757,38 @@ local function check_etag(user, before, after, tags)
     return view_head('not modified', {0, 0, 0}, view.version)
   end
   return nil, view
+end
+
+-- --- Silences and mutes ------------------------------------------------------------------------
+-- SPEC 17. A planned silence holds an alert back when it is published or raised again: it is
+-- stored and listed with `silenced` in its state and the flag letter 's' (out of the open index,
+-- so no tallies, not unread for anyone, not reminded or escalated), and listed in `silenced`
+-- under its silence until that ends (unsilence.lua). A mute is read at poll time (mute_floor,
+-- in user_view and unread_counts): no tallies to fix when it ends.
+
+-- Holds back `slot` (already out of the open index) under silence `silence`: its state says so.
+local function hold_back(slot, state, silence, type_code, retention)
+  state.silenced = true
+  state.silence = tonumber(silence)
+  redis.call('ZADD', KEYS[K.silenced], 0, silence .. ':' .. slot)
+  redis.call('ZREM', KEYS[K.escalations], slot)
+  record(slot, {event = 'silenced', at = NOW, by = cjson.null, silence = tonumber(silence)})
+  count(type_code, 'silenced', retention)
+end
+
+-- "Told loudly" (pushed, reminded, a sound): of `users`, those who should be told of `slot`
+-- now: it is open and not silenced (is_open), live, unread for them (read_by: not read, not
+-- snoozed) and not under their mute floor. Add a condition here, nowhere else.
+local function to_tell(users, slot)
+  local told = {}
+  if #users == 0 or not live(slot) or not is_open(slot) then return told end
+  local class, level, raise = place_of(slot)
+  local read = read_by_users(users, slot, class, raise)
+  local fields = {}
+  for i, user in ipairs(users) do fields[i] = 'q:' .. user end
+  local mutes = redis.call('HMGET', KEYS[K.users], unpack(fields))
+  for i, user in ipairs(users) do
+    if not read[user] and level >= mute_floor(mutes[i] or nil) then told[#told + 1] = user end
+  end
+  return told
 end

@@ -2,8 +2,10 @@
 -- a new raise cursor, so every user's read of it is outdated (unread again for everyone)
 -- without naming any reader, and every snooze of it wakes.
 -- Preludes: read_model
--- KEYS[1..20] the warehouse (read_model.lua)
+-- KEYS[1..21] the warehouse (read_model.lua)
 -- ARGV[1] now   ARGV[2] notification id
+-- ARGV[3] the id of the planned silence that covers it now ("" none): an open one is raised
+--          silenced (held back, read_model.lua hold_back)   ARGV[4] report retention, ms
 -- Returns {code, ITEM fields (read 0), how many inboxes it is in}: "ok" raised again,
 --   "resolved", or {"missing"}.
 
@@ -13,5 +15,8 @@ local state = state_of(slot)
 if state.status == 'resolved' then return answer('resolved', slot, '') end
 state.occurrences = (state.occurrences or 1) + 1
 local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], slot) or '', '%S+', '')
+if ARGV[3] and ARGV[3] ~= '' and state.status == 'open' then
+  hold_back(slot, state, ARGV[3], content_of(slot).message_type, ARGV[4])
+end
 local cursor = change(slot, state, 'reraised', cjson.null, {raise = true})
 return answer('ok', slot, '', cursor, math.max(inboxes - 1, 0))

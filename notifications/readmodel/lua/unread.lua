@@ -3,7 +3,7 @@
 -- kept at write time and each class's newest open ones (read_model.lua, "Counting without
 -- scanning"), then the read state of the newest few in one batch.
 -- Preludes: read_model
--- KEYS[1..20] the warehouse (read_model.lua)   KEYS[21..] the inboxes the user sees
+-- KEYS[1..21] the warehouse (read_model.lua)   KEYS[22..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
 -- ARGV[4..6] the client's If-None-Match, as for list.lua
@@ -112,9 +112,11 @@ local looked, most = 0, 200 + 4 * tonumber(ARGV[7])
 while #chosen < want and looked < most do
   local batch = {}
   while #batch < want - #chosen + 4 and looked + #batch < most do
-    local raise, _, slot, class = next_candidate()
+    local raise, level, slot, class = next_candidate()
     if not raise then break end
-    batch[#batch + 1] = {slot = slot, class = class, raise = tonumber(raise)}
+    -- Under the user's mute floor: not unread for them (read_model.lua mute_floor).
+    if level >= view.floor then batch[#batch + 1] = {slot = slot, class = class, raise = tonumber(raise)}
+    else looked = looked + 1 end
   end
   if #batch == 0 then break end
   looked = looked + #batch
