@@ -597,7 +597,7 @@ RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
 RULES_SQL_DENIED_TABLES = [
     *("auth_*", "authtoken_*", "django_*", "axes_*"),
     *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
-    *("shifts_*", "outbox_*", "actions_*", "notices_*", "delivery_*"),
+    *("shifts_*", "outbox_*", "actions_*", "notices_*", "delivery_*", "quiet_*"),
     *env.list("RULES_SQL_DENIED_TABLES", default=[]),
 ]
 # If set, SQL rules may read only tables matching these patterns (and not denied above).

@@ -34,6 +34,8 @@ N_KEYS = {
     # My snooze (SPEC section 13)
     "snoozed_until",
     "actions",
+    # A quiet floor (SPEC section 17)
+    "silenced",
 }
 
 
