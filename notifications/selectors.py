@@ -23,12 +23,23 @@ from .domain import (
     answered,
 )
 from .lifecycle_store import Snoozed
+from .readmodel import delivery
 
 
 def role_ids_of(user: AbstractBaseUser) -> list[int]:
     """The user's roles as of now: a user just added to a group sees its live notifications
     (from directory.cache's per-process cache, which every membership change invalidates)."""
     return directory.role_ids(user)
+
+
+def quiet_user_ids(
+    *, warehouse_id: int, notification_id: str, users: Sequence[AbstractBaseUser]
+) -> set[int]:
+    """The ids of those of `users` the alert came quietly to (SPEC 17 noise budget: the read
+    model's quiet_for, the same answer as their polls): not to be pushed."""
+    inboxes = [[f"u:{user.pk}", *(f"r:{role}" for role in role_ids_of(user))] for user in users]
+    quiet = delivery.quiet_users(warehouse_id, notification_id, timestamps.now_ms(), inboxes)
+    return {users[i].pk for i in quiet}
 
 
 # The look-back starts on a whole step, so that a list without `since` is the same answer (and

@@ -128,6 +128,7 @@ class Outcome(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped"
     OFF_SHIFT = "off_shift"  # not posted: the user is off shift (SPEC 13) and it is not critical
+    QUIET = "quiet"  # not posted: it came quietly to the user (SPEC 17 noise budget)
 
 
 @dataclass(frozen=True)

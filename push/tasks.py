@@ -25,7 +25,9 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     browser whose push service did not answer gets its own retries (`push_retry`).
 
     Users off shift in the alert's warehouse (SPEC 13) are not pushed, unless it is critical:
-    their inbox has it all the same. The posts go out at once (at most WEB_PUSH_CONCURRENCY at
+    their inbox has it all the same. Nor are those it came quietly to (SPEC 17 noise budget:
+    a non-critical alert beyond their budget), decided by the read model as for their polls.
+    The posts go out at once (at most WEB_PUSH_CONCURRENCY at
     a time), so one slow push service delays no other browser."""
     note = Alert.from_json(alert)
     counts: dict[str, int] = {}
@@ -36,6 +38,11 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
             counts[services.Outcome.OFF_SHIFT] = len(reached) - len(on_shift)
             metrics.PUSHES.labels(services.Outcome.OFF_SHIFT).inc(len(reached) - len(on_shift))
         reached = on_shift
+        loud = selectors.loud_only(reached, warehouse_id=note.warehouse, notification_id=note.id)
+        if len(loud) < len(reached):
+            counts[services.Outcome.QUIET] = len(reached) - len(loud)
+            metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(reached) - len(loud))
+        reached = loud
     attempts = services.send_all(reached, note, session_factory=PushSession)
     for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:

@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from django.conf import settings
+
 from config.idempotency import Guard
 from config.redis import Batch, as_text
 
@@ -82,6 +84,21 @@ class EventView(NamedTuple):
     content: Any
     state: Any  # lifecycle JSON, None when never changed
     read_by: frozenset[int]  # the users (of those asked about) it is read for
+
+
+def quiet_users(
+    warehouse_id: int, notification_id: str, now_ms: int, inboxes: Sequence[Sequence[str]]
+) -> set[int]:
+    """The positions (0-based) among `inboxes` (each user's visible inboxes, "u:7", "r:2")
+    of the users the alert came quietly to (lua/quiet_users.lua, the prelude's quiet_for)."""
+    budget = settings.NOISE_BUDGET_PER_HOUR
+    if budget <= 0 or not inboxes:
+        return set()
+    reply = scripts.QUIET_USERS(
+        keys=list(layout.warehouse_keys(warehouse_id, now_ms)),
+        args=[now_ms, notification_id, budget, *(" ".join(one) for one in inboxes)],
+    )
+    return {int(position) - 1 for position in reply}
 
 
 def event_read_state_call(

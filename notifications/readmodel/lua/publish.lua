@@ -83,6 +83,7 @@ enter_class(class, route)
 local place = make_place(class, ARGV[6], tonumber(c))
 redis.call('HSET', KEYS[K.places], c, place)
 open_enter(place, c)
+noise_raise(c)
 -- Tell open streams in the same script that delivers: no event without a delivery.
 tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)
 return idempotency_store({1, c})

@@ -14,4 +14,5 @@ if state.status == 'resolved' then return answer('resolved', slot, '') end
 state.occurrences = (state.occurrences or 1) + 1
 local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], slot) or '', '%S+', '')
 local cursor = change(slot, state, 'reraised', cjson.null, {raise = true})
+noise_raise(slot)
 return answer('ok', slot, '', cursor, math.max(inboxes - 1, 0))
