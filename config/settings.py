@@ -345,6 +345,14 @@ NOTIFICATION_POLL_SCAN_BEYOND_PAGE = env.int("NOTIFICATION_POLL_SCAN_BEYOND_PAGE
 # shows in /metrics as wms_expired_unswept.
 NOTIFICATION_POLL_EXPIRED_SCAN = env.int("NOTIFICATION_POLL_EXPIRED_SCAN", default=1000)
 NOTIFICATION_MARK_READ_MAX_IDS = 500
+# SPEC 17: a non-critical alert beyond this many alerts a user could see in the past hour comes
+# quietly to that user (listed and unread; no push, sound or reminder). 0: off. At most 100 (the
+# read model keeps the newest 100 raises per set of inboxes for the hour).
+NOISE_BUDGET_PER_HOUR = env.int("NOISE_BUDGET_PER_HOUR", default=6)
+if not 0 <= NOISE_BUDGET_PER_HOUR <= 100:
+    raise ImproperlyConfigured("NOISE_BUDGET_PER_HOUR must be between 0 (off) and 100.")
+# The unread summary counts the ones that came quietly among this many of the newest unread.
+NOISE_QUIET_SCAN = 100
 # The sweep fetches this many expired notifications at a time, and removes at most this many
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.
 NOTIFICATION_SWEEP_BATCH = env.int("NOTIFICATION_SWEEP_BATCH", default=200)

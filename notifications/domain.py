@@ -221,6 +221,7 @@ class InboxItem:
     read: bool
     state: Lifecycle | None = None  # None: never changed since publishing
     snoozed_until_ms: int | None = None  # the user's snooze of it: when it wakes
+    quiet: bool = False  # came quietly to the user: beyond their noise budget (SPEC 17)
 
     @property
     def lifecycle(self) -> Lifecycle:
@@ -296,6 +297,8 @@ class UnreadSummary:
     latest: list[InboxItem] = field(default_factory=list)
     by_severity: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Severity, 0))
     version: ViewVersion = field(default_factory=ViewVersion)
+    # How many of the newest NOISE_QUIET_SCAN unread came quietly (SPEC 17 noise budget).
+    quiet: int = 0
 
 
 @dataclass(frozen=True)

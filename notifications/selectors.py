@@ -23,12 +23,31 @@ from .domain import (
     answered,
 )
 from .lifecycle_store import Snoozed
+from .readmodel import quiet as quiet_store
 
 
 def role_ids_of(user: AbstractBaseUser) -> list[int]:
     """The user's roles as of now: a user just added to a group sees its live notifications
     (from directory.cache's per-process cache, which every membership change invalidates)."""
     return directory.role_ids(user)
+
+
+def users_to_tell(
+    *, warehouse_id: int, notification_id: str, users: Sequence[AbstractBaseUser]
+) -> set[int]:
+    """The ids of those of `users` to tell loudly of the alert now (push, reminders): the read
+    model's one rule (SPEC 17: unread for them, not snoozed, silenced or under their mute's
+    floor, and not come quietly to them under NOISE_BUDGET_PER_HOUR), as their polls see it."""
+    return quiet_store.to_tell(
+        warehouse_id=warehouse_id,
+        notification_id=notification_id,
+        users=[
+            (user.pk, [f"u:{user.pk}", *(f"r:{role}" for role in role_ids_of(user))])
+            for user in users
+        ],
+        now_ms=timestamps.now_ms(),
+        budget=settings.NOISE_BUDGET_PER_HOUR,
+    )
 
 
 # The look-back starts on a whole step, so that a list without `since` is the same answer (and

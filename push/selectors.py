@@ -8,6 +8,7 @@ from django.db.models import Q
 
 from config import timestamps
 from directory import cache as directory_cache
+from notifications import selectors as notification_selectors
 from shifts import selectors as shifts
 
 from .models import PushSubscription
@@ -26,9 +27,24 @@ def subscriptions_reached(*, warehouse_id: int, inboxes: Sequence[str]) -> list[
             warehouses=warehouse_id,
             user__is_active=True,
         )
+        .select_related("user")
         .distinct()
         .order_by("pk")
     )
+
+
+def told_loudly(
+    subscriptions: Sequence[PushSubscription], *, warehouse_id: int, notification_id: str
+) -> list[PushSubscription]:
+    """Those of the subscriptions whose user the read model's one rule says to tell loudly of
+    the alert now (SPEC 17; the same answer as their polls)."""
+    if not subscriptions:
+        return []
+    users = list({s.user_id: s.user for s in subscriptions}.values())
+    told = notification_selectors.users_to_tell(
+        warehouse_id=warehouse_id, notification_id=notification_id, users=users
+    )
+    return [s for s in subscriptions if s.user_id in told]
 
 
 def on_shift_only(

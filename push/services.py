@@ -128,7 +128,9 @@ class Outcome(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped"
     OFF_SHIFT = "off_shift"  # not posted: the user is off shift (SPEC 13) and it is not critical
-    QUIET = "quiet"  # not posted: the rule says not to tell them loudly (SPEC 17)
+    # not posted: the read model says not to tell them loudly (SPEC 17: silenced, muted, read,
+    # snoozed, or it came quietly to them)
+    QUIET = "quiet"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from config import timestamps
 from notifications.domain import Severity
-from notifications.readmodel import quiet as quiet_store
 
 from . import metrics, selectors, services
 from .http import PushSession
@@ -27,7 +25,9 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     browser whose push service did not answer gets its own retries (`push_retry`).
 
     Users off shift in the alert's warehouse (SPEC 13) are not pushed, unless it is critical:
-    their inbox has it all the same. The posts go out at once (at most WEB_PUSH_CONCURRENCY at
+    their inbox has it all the same. Nor are those it came quietly to (SPEC 17 noise budget:
+    a non-critical alert beyond their budget), decided by the read model as for their polls.
+    The posts go out at once (at most WEB_PUSH_CONCURRENCY at
     a time), so one slow push service delays no other browser."""
     note = Alert.from_json(alert)
     counts: dict[str, int] = {}
@@ -39,18 +39,12 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
             metrics.PUSHES.labels(services.Outcome.OFF_SHIFT).inc(len(reached) - len(on_shift))
         reached = on_shift
     # Told loudly (SPEC 17): only users the read model's one rule says to tell now (unread for
-    # them, not silenced, not muted below its severity, not snoozed).
-    told = quiet_store.to_tell(
-        warehouse_id=note.warehouse,
-        notification_id=note.id,
-        user_ids=sorted({s.user_id for s in reached}),
-        now_ms=timestamps.now_ms(),
-    )
-    if len(told) < len({s.user_id for s in reached}):
-        quiet = [s for s in reached if s.user_id not in told]
-        counts[services.Outcome.QUIET] = len(quiet)
-        metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(quiet))
-        reached = [s for s in reached if s.user_id in told]
+    # them, not silenced, not muted below its severity, not snoozed, not come quietly to them).
+    told = selectors.told_loudly(reached, warehouse_id=note.warehouse, notification_id=note.id)
+    if len(told) < len(reached):
+        counts[services.Outcome.QUIET] = len(reached) - len(told)
+        metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(reached) - len(told))
+    reached = told
     attempts = services.send_all(reached, note, session_factory=PushSession)
     for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:

@@ -260,6 +260,11 @@ class NotificationOutput(serializers.Serializer):
     snoozed_until = serializers.SerializerMethodField(
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
+    quiet = serializers.BooleanField(
+        help_text="It came quietly to me: beyond my noise budget (NOISE_BUDGET_PER_HOUR alerts "
+        "I could see in the hour before it; never a critical one). Listed and unread, but not "
+        "pushed, sounded or reminded."
+    )
     actions = serializers.SerializerMethodField(
         help_text="The active actions of its type (SPEC 14), labels in the request's language; "
         "one whose confirm_field this alert's data lacks is `available: false`, with a reason."
@@ -349,6 +354,7 @@ def notification_dict(
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
     answer["silenced"] = False if life is None else bool(life.silenced)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
+    answer["quiet"] = bool(item.quiet)
     answer["actions"] = hooks.actions.fit(
         hooks.actions.of(n.message_type) if actions is None else actions, n.data
     )
@@ -402,6 +408,7 @@ def unread_dict(summary: UnreadSummary) -> dict[str, Any]:
             "warning": int(counts["warning"]),
             "critical": int(counts["critical"]),
         },
+        "quiet": int(summary.quiet),
     }
 
 
@@ -425,6 +432,10 @@ class UnreadOutput(serializers.Serializer):
     unread_count = serializers.IntegerField()
     latest = NotificationOutput(many=True)
     by_severity = BySeverityOutput(help_text="Unread ones by their current severity.")
+    quiet = serializers.IntegerField(
+        help_text="How many of my unread came quietly (beyond my noise budget), counted among "
+        "my newest 100 unread."
+    )
 
 
 class MarkReadOutput(serializers.Serializer):

@@ -46,15 +46,26 @@ def unsilence(
 
 
 def to_tell(
-    *, warehouse_id: int, notification_id: str, user_ids: Sequence[int], now_ms: int
+    *,
+    warehouse_id: int,
+    notification_id: str,
+    users: Sequence[tuple[int, Sequence[str]]],
+    now_ms: int,
+    budget: int,
 ) -> set[int]:
-    """Of these users, those to tell loudly of the alert now (pushed, reminded): the prelude's
-    rule (lua/read_model.lua to_tell)."""
-    if not user_ids:
+    """Of these users (each with the inboxes they see in the warehouse: "u:7", "r:2"), those
+    to tell loudly of the alert now (pushed, reminded): the prelude's rule (lua/read_model.lua
+    to_tell), under a noise budget of `budget` alerts per hour (0: off)."""
+    if not users:
         return set()
     reply = scripts.ATTENTION(
         keys=layout.warehouse_keys(warehouse_id, now_ms),
-        args=[now_ms, notification_id, *(int(u) for u in user_ids)],
+        args=[
+            now_ms,
+            notification_id,
+            budget,
+            *(" ".join([str(int(user_id)), *inboxes]) for user_id, inboxes in users),
+        ],
     )
     return {int(as_text(u)) for u in reply}
 

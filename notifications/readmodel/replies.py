@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -27,7 +29,9 @@ VIEW_HEAD = (
     "read_version",
 )
 # list.lua's head after VIEW_HEAD.
-PAGE_HEAD = ("next_since", "has_more", "oldest")
+PAGE_HEAD = ("next_since", "has_more", "oldest", "quiet")
+# unread.lua's head after VIEW_HEAD.
+SUMMARY_HEAD = ("quiet", "quiet_items")
 # mark_read.lua / mark_all.lua after VIEW_HEAD.
 MARK_HEAD = ("marked",)
 # A change's reply (read_model.lua answer): code, ITEM, extra.
@@ -51,11 +55,19 @@ def item(values: dict[str, Any]) -> InboxItem | None:
     )
 
 
-def items(flat: list[Any]) -> list[InboxItem]:
+def positions(words: Any) -> set[int]:
+    """A reply's space-separated 1-based positions, as a set."""
+    return {int(word) for word in as_text(words or "").split()}
+
+
+def items(flat: list[Any], quiet: Collection[int] = ()) -> list[InboxItem]:
+    """The ITEM fields of `flat` as items; those at `quiet` positions (1-based) came quietly."""
     found = []
     for start in range(0, len(flat), len(ITEM)):
         one = item(named(ITEM, flat[start : start + len(ITEM)]))
         if one is not None:
+            if start // len(ITEM) + 1 in quiet:
+                one = dataclasses.replace(one, quiet=True)
             found.append(one)
     return found
 

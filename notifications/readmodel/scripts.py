@@ -17,6 +17,7 @@ RECORD_EVENT = _script("record_event", "idempotency")
 REMIND = _script("remind")
 # A live event as its stream users see it; the stream hub runs it on its asyncio client.
 EVENT_READ_STATE = _script("event_read_state")
+# Which users an alert came quietly to (the noise budget), for the push task.
 
 LIST = _script("list")
 UNREAD = _script("unread")

@@ -81,6 +81,7 @@ def list_inbox(
             "1" if include_read else "0",
             settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE,
             "1" if with_oldest else "0",
+            settings.NOISE_BUDGET_PER_HOUR,
         ],
     )
     found = replies.view(reply)
@@ -89,7 +90,9 @@ def list_inbox(
     page = replies.named(replies.PAGE_HEAD, found.rest)
     oldest = replies.as_text(page["oldest"])
     return InboxPage(
-        items=replies.items(found.rest[len(replies.PAGE_HEAD) :]),
+        items=replies.items(
+            found.rest[len(replies.PAGE_HEAD) :], quiet=replies.positions(page["quiet"])
+        ),
         unread_count=found.unread,
         next_since=int(page["next_since"]),
         version=found.version,
@@ -115,16 +118,26 @@ def latest_unread(
         user_id,
         role_ids,
         now_ms,
-        [settings.NOTIFICATION_POLL_EXPIRED_SCAN, *_condition(if_none_match), count],
+        [
+            settings.NOTIFICATION_POLL_EXPIRED_SCAN,
+            *_condition(if_none_match),
+            count,
+            settings.NOISE_BUDGET_PER_HOUR,
+            settings.NOISE_QUIET_SCAN,
+        ],
     )
     found = replies.view(reply)
     if found.not_modified:
         return NotModified(found.version)
+    head = replies.named(replies.SUMMARY_HEAD, found.rest)
     return UnreadSummary(
         unread_count=found.unread,
-        latest=replies.items(found.rest),
+        latest=replies.items(
+            found.rest[len(replies.SUMMARY_HEAD) :], quiet=replies.positions(head["quiet_items"])
+        ),
         by_severity=found.by_severity,
         version=found.version,
+        quiet=int(head["quiet"]),
     )
 
 

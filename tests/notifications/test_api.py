@@ -36,6 +36,7 @@ N_KEYS = {
     "actions",
     # A quiet floor (SPEC section 17)
     "silenced",
+    "quiet",
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
 from config import timestamps
@@ -14,6 +15,15 @@ from notifications.readmodel import quiet as quiet_store
 from quiet import services as quiet_services
 from quiet.models import Silence
 from subscriptions.models import Subscription
+
+
+def told_of(warehouse_id: int, notification_id: str, user_ids: list[int]) -> set[int]:
+    """Whom the read model's one rule says to tell loudly, of these users (as pushes ask)."""
+    users = list(get_user_model().objects.filter(pk__in=user_ids))
+    return selectors.users_to_tell(
+        warehouse_id=warehouse_id, notification_id=notification_id, users=users
+    )
+
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -121,15 +131,7 @@ def test_a_silenced_alert_is_listed_but_unread_for_nobody_and_wakes_once(
     assert [e.event for e in events][-1] == "silenced"
     # Told loudly: nobody.
     ids = [u.pk for u in users.values()]
-    assert (
-        quiet_store.to_tell(
-            warehouse_id=warehouse.pk,
-            notification_id=held.id,
-            user_ids=ids,
-            now_ms=timestamps.now_ms(),
-        )
-        == set()
-    )
+    assert told_of(warehouse.pk, held.id, ids) == set()
 
     assert quiet_services.wake(warehouse_id=warehouse.pk, silence_id=silence.pk) == 1
     for client in clients.values():
@@ -137,9 +139,7 @@ def test_a_silenced_alert_is_listed_but_unread_for_nobody_and_wakes_once(
         assert summary["unread_count"] == 1
         assert summary["latest"][0]["silenced"] is False
     assert quiet_services.wake(warehouse_id=warehouse.pk, silence_id=silence.pk) == 0  # once
-    assert quiet_store.to_tell(
-        warehouse_id=warehouse.pk, notification_id=held.id, user_ids=ids, now_ms=timestamps.now_ms()
-    ) == set(ids)
+    assert told_of(warehouse.pk, held.id, ids) == set(ids)
 
 
 def test_a_silence_holds_back_no_critical_alert_unless_it_says_so(crew, warehouse, rep_notice):
@@ -221,15 +221,9 @@ def test_a_mute_hides_what_is_below_its_floor_and_critical_gets_through(
     assert [n["id"] for n in summary["latest"]] == [critical.id]
     assert unread(clients["rita"], warehouse)["unread_count"] == 3  # for ralf alone
     ralf, rita = users["ralf"].pk, users["rita"].pk
-    now = timestamps.now_ms()
     for note in (info, warning):
-        told = quiet_store.to_tell(
-            warehouse_id=warehouse.pk, notification_id=note.id, user_ids=[ralf, rita], now_ms=now
-        )
-        assert told == {rita}
-    assert quiet_store.to_tell(
-        warehouse_id=warehouse.pk, notification_id=critical.id, user_ids=[ralf], now_ms=now
-    ) == {ralf}
+        assert told_of(warehouse.pk, note.id, [ralf, rita]) == {rita}
+    assert told_of(warehouse.pk, critical.id, [ralf]) == {ralf}
     body["below"] = "warning"
     client.put("/api/v1/mute/", body, format="json")
     assert unread(client, warehouse)["by_severity"] == {"info": 0, "warning": 1, "critical": 1}

@@ -31,4 +31,6 @@ end
 state.severity = SEVERITIES[math.min(LEVEL[state.severity] + 1, 2) + 1]
 state.escalated_at = NOW
 count(content_of(slot).message_type, 'escalated', ARGV[4])
-return answer('ok', slot, '', change(slot, state, 'escalated', cjson.null, how))
+local cursor = change(slot, state, 'escalated', cjson.null, how)
+noise_raise(slot)
+return answer('ok', slot, '', cursor)

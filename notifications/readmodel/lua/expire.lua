@@ -31,6 +31,7 @@ for i = 3, 2 + f do
     end
     leave_class((place_parts(place)))
     redis.call('HDEL', KEYS[K.places], c)
+    noise_forget(c)
   end
   for _, user in ipairs(who(c)) do
     if snooze_of(user, c) then drop_snooze(user, c) end

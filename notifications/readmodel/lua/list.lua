@@ -15,9 +15,11 @@
 -- ARGV[7] since (exclusive cursor)   ARGV[8] limit   ARGV[9] "1" to include read ones
 -- ARGV[10] most entries to look at beyond the page (then next_since says how far it got)
 -- ARGV[11] "1" to also return `oldest` (what a stream needs to decide it can replay)
+-- ARGV[12] the noise budget per hour (read_model.lua "Noise budget"; 0: off)
 -- Returns the view head (read_model.lua view_head), then next_since, has_more (1 when the page
 --          stopped before the newest change), oldest (the oldest slot still in the user's
---          inboxes, "" when none or not asked), then ITEM fields per notification; or the
+--          inboxes, "" when none or not asked), quiet (the positions, 1-based among the
+--          page's items, of those that came quietly to the user, space-separated), then ITEM fields per notification; or the
 --          view head alone with "not modified".
 
 local user = ARGV[2]
@@ -211,16 +213,24 @@ if ARGV[11] == '1' then
   end
 end
 local reply = view_head('page', counts, view.version)
--- Stopped before the newest change (the page is full, or it ended early to bound its work):
--- the client is not caught up, and asks again from next_since.
-append(reply, {next_since, (a or b) and 1 or 0, oldest or ''})
-if #shown == 0 then return reply end
--- The items: contents in one read, states of the changed ones in another.
 local slots, with_state = {}, {}
 for i, one in ipairs(shown) do
   slots[i] = one[1]
   if one[4].changed then with_state[#with_state + 1] = one[1] end
 end
+-- Which came quietly to the user: the page's snapshots in one read.
+local quiet, budget = {}, tonumber(ARGV[12] or '0')
+if budget > 0 then
+  local snapshots = noise_snapshots(slots)
+  for i, slot in ipairs(slots) do
+    if quiet_for(seen, snapshots[slot], budget) then quiet[#quiet + 1] = i end
+  end
+end
+-- Stopped before the newest change (the page is full, or it ended early to bound its work):
+-- the client is not caught up, and asks again from next_since.
+append(reply, {next_since, (a or b) and 1 or 0, oldest or '', table.concat(quiet, ' ')})
+if #shown == 0 then return reply end
+-- The items: contents in one read, states of the changed ones in another.
 local contents = redis.call('HMGET', KEYS[K.notes], unpack(slots))
 local states_of = {}
 if #with_state > 0 then

@@ -93,6 +93,7 @@ if ARGV[11] and ARGV[11] ~= '' then
   redis.call('HSET', KEYS[K.flags], c, flag_of(state))
 else
   open_enter(place, c)
+  noise_raise(c)
 end
 -- Tell open streams in the same script that delivers: no event without a delivery.
 tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)

@@ -776,10 +776,102 @@ local function hold_back(slot, state, silence, type_code, retention)
   count(type_code, 'silenced', retention)
 end
 
+-- --- Noise budget ---
+-- SPEC 17: for each user and warehouse, a non-critical alert beyond NOISE_BUDGET_PER_HOUR
+-- alerts in the past hour (the alerts the user could see, raised less than an hour before it)
+-- comes quietly to that user: listed and unread, but no push, sound or reminder.
+-- Users see alerts through classes (sets of inboxes), so nothing is counted per user at write
+-- time. Instead, each raise (publish, re-raise, escalation) records:
+--   classes field "q": the warehouse's recent raises, " <raise cursor>:<class> ..." oldest
+--     first, those less than an hour before the newest raise, at most NOISE_KEEP per class;
+--   places field "q:<slot>": its snapshot, " <class>=<n> ...": how many raises each class had
+--     in the hour before this raise (at most NOISE_KEEP each; no field when there were none,
+--     or when it is critical: a critical alert is never quiet; only an escalation, which is a
+--     raise, changes a severity).
+-- For a user seeing the classes `seen`, the alert is quiet when those counts of their classes
+-- add up to the budget or more: frozen at its raise, so the same answer on every poll, event
+-- and push (as long as the user sees the same classes). The budget is at most NOISE_KEEP.
+
+local NOISE_KEEP = 100
+local NOISE_WINDOW = 3600000 * 1024 -- an hour, in cursor units (read_model.lua take_cursor)
+
+-- Records a raise of `slot` (its place already written): its snapshot, then itself in the log.
+local function noise_raise(slot)
+  local class, level, raise = place_of(slot)
+  if not class then return end
+  local log = redis.call('HGET', KEYS[K.classes], 'q') or ''
+  local kept, per_class, counts = {}, {}, {}
+  local entries = words(log)
+  -- Newest first, so that the per-class cap keeps each class's newest.
+  for i = #entries, 1, -1 do
+    local at, of = string.match(entries[i], '^(%d+):(.+)$')
+    at = tonumber(at)
+    if at and raise - at < NOISE_WINDOW and (per_class[of] or 0) < NOISE_KEEP then
+      per_class[of] = (per_class[of] or 0) + 1
+      if at < raise then counts[of] = (counts[of] or 0) + 1 end
+      table.insert(kept, 1, entries[i])
+    end
+  end
+  kept[#kept + 1] = text(raise) .. ':' .. class
+  redis.call('HSET', KEYS[K.classes], 'q', ' ' .. table.concat(kept, ' '))
+  local snapshot = {}
+  for of, n in pairs(counts) do snapshot[#snapshot + 1] = of .. '=' .. n end
+  table.sort(snapshot)
+  if #snapshot > 0 and level < LEVEL.critical then
+    redis.call('HSET', KEYS[K.places], 'q:' .. slot, ' ' .. table.concat(snapshot, ' '))
+  else
+    redis.call('HDEL', KEYS[K.places], 'q:' .. slot)
+  end
+end
+
+-- Quiet for a user seeing the classes `seen` (a set): a slot whose snapshot is `snapshot`
+-- (places field "q:<slot>", or nil), under `budget` (0: off).
+local function quiet_for(seen, snapshot, budget)
+  if budget <= 0 or not snapshot then return false end
+  local total = 0
+  for of, n in string.gmatch(snapshot, '(%S+)=(%d+)') do
+    if seen[of] then
+      total = total + tonumber(n)
+      if total >= budget then return true end
+    end
+  end
+  return false
+end
+
+-- The snapshots of `slots` (one read): {slot = snapshot or nil}.
+local function noise_snapshots(slots)
+  local found = {}
+  if #slots == 0 then return found end
+  local fields = {}
+  for i, slot in ipairs(slots) do fields[i] = 'q:' .. slot end
+  for i, raw in ipairs(redis.call('HMGET', KEYS[K.places], unpack(fields))) do
+    if raw then found[slots[i]] = raw end
+  end
+  return found
+end
+
+-- A slot's snapshot goes with it (the sweep). When the warehouse's last class went, the log
+-- keeps only the raises of the past hour (a raise within the hour still counts them).
+local function noise_forget(slot)
+  redis.call('HDEL', KEYS[K.places], 'q:' .. slot)
+  if redis.call('HLEN', KEYS[K.classes]) ~= 1 then return end
+  local kept = {}
+  for _, entry in ipairs(words(redis.call('HGET', KEYS[K.classes], 'q'))) do
+    local at = tonumber(string.match(entry, '^(%d+):'))
+    if at and NOW * 1024 - at < NOISE_WINDOW then kept[#kept + 1] = entry end
+  end
+  if #kept == 0 then redis.call('HDEL', KEYS[K.classes], 'q')
+  else redis.call('HSET', KEYS[K.classes], 'q', ' ' .. table.concat(kept, ' ')) end
+end
+
+-- --- Told loudly ---------------------------------------------------------------------------------
+
 -- "Told loudly" (pushed, reminded, a sound): of `users`, those who should be told of `slot`
 -- now: it is open and not silenced (is_open), live, unread for them (read_by: not read, not
--- snoozed) and not under their mute floor. Add a condition here, nowhere else.
-local function to_tell(users, slot)
+-- snoozed), not under their mute floor, and it did not come quietly to them (quiet_for, with
+-- `inboxes[i]` the inboxes users[i] sees, space-separated, and `budget` the noise budget per
+-- hour). Add a condition here, nowhere else.
+local function to_tell(users, slot, inboxes, budget)
   local told = {}
   if #users == 0 or not live(slot) or not is_open(slot) then return told end
   local class, level, raise = place_of(slot)
@@ -787,8 +879,36 @@ local function to_tell(users, slot)
   local fields = {}
   for i, user in ipairs(users) do fields[i] = 'q:' .. user end
   local mutes = redis.call('HMGET', KEYS[K.users], unpack(fields))
+  local snapshot = budget > 0 and redis.call('HGET', KEYS[K.places], 'q:' .. slot) or nil
+  local classes = {}
+  if snapshot then
+    -- Every inbox's classes in one read.
+    local wanted, index = {}, {}
+    for i = 1, #users do
+      for inbox in string.gmatch(inboxes[i] or '', '%S+') do
+        if not index[inbox] then
+          wanted[#wanted + 1] = 'i:' .. inbox
+          index[inbox] = #wanted
+        end
+      end
+    end
+    if #wanted > 0 then
+      local found = redis.call('HMGET', KEYS[K.classes], unpack(wanted))
+      for inbox, at in pairs(index) do classes[inbox] = found[at] or '' end
+    end
+  end
   for i, user in ipairs(users) do
-    if not read[user] and level >= mute_floor(mutes[i] or nil) then told[#told + 1] = user end
+    local quiet = false
+    if snapshot then
+      local seen = {}
+      for inbox in string.gmatch(inboxes[i] or '', '%S+') do
+        for seen_class in string.gmatch(classes[inbox] or '', '%S+') do seen[seen_class] = true end
+      end
+      quiet = quiet_for(seen, snapshot, budget)
+    end
+    if not read[user] and level >= mute_floor(mutes[i] or nil) and not quiet then
+      told[#told + 1] = user
+    end
   end
   return told
 end

@@ -15,8 +15,9 @@ local state = state_of(slot)
 if state.status == 'resolved' then return answer('resolved', slot, '') end
 state.occurrences = (state.occurrences or 1) + 1
 local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], slot) or '', '%S+', '')
-if ARGV[3] and ARGV[3] ~= '' and state.status == 'open' then
-  hold_back(slot, state, ARGV[3], content_of(slot).message_type, ARGV[4])
-end
+local held = ARGV[3] and ARGV[3] ~= '' and state.status == 'open'
+if held then hold_back(slot, state, ARGV[3], content_of(slot).message_type, ARGV[4]) end
 local cursor = change(slot, state, 'reraised', cjson.null, {raise = true})
+-- A raise held back reaches nobody, so it does not count against anyone's noise budget.
+if not held then noise_raise(slot) end
 return answer('ok', slot, '', cursor, math.max(inboxes - 1, 0))

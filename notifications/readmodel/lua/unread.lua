@@ -8,8 +8,12 @@
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
 -- ARGV[4..6] the client's If-None-Match, as for list.lua
 -- ARGV[7] how many of the newest unread
--- Returns the view head (read_model.lua view_head), then ITEM fields per notification; or the
---          view head alone with "not modified".
+-- ARGV[8] the noise budget per hour (read_model.lua "Noise budget"; 0: off)
+-- ARGV[9] among how many of the newest unread to count those that came quietly
+-- Returns the view head (read_model.lua view_head), then quiet (how many of the newest ARGV[9]
+--          unread came quietly to the user), the positions (1-based among the items) of the
+--          newest unread that came quietly (space-separated), then ITEM fields per notification; or the view head alone with
+--          "not modified".
 
 local user = ARGV[2]
 local unchanged, view = check_etag(user, ARGV[4], ARGV[5], ARGV[6])
@@ -22,6 +26,9 @@ local counts, gone, all_gone = unread_counts(user, view, seen, class_list, state
 local reply = view_head('summary', counts, view.version)
 local want = tonumber(ARGV[7])
 if counts[1] + counts[2] + counts[3] <= 0 then want = 0 end
+-- Counting the quiet ones looks on past the newest `want`, among the newest `scan` unread.
+local budget = tonumber(ARGV[8] or '0')
+local scan = (budget > 0 and want > 0) and math.max(tonumber(ARGV[9] or '0'), want) or want
 
 -- Candidates, newest raised first: each class's newest open ones raised above the user's
 -- watermark of it (then its open index below the last of them, when the class has more), and
@@ -90,11 +97,20 @@ end
 
 -- The next candidate of all lists: raise (text), level, slot, class; nil when none is left.
 -- (A class that goes on adds its pagers to `lists`: this same loop reaches them.)
+-- Counting the quiet ones past the newest `want` does not go on into the open index: where a
+-- class would have to (`stopped`), the candidates end; they go on only to find the `want`.
+local allow_go_on, stopped = scan <= want, false
 local function next_candidate()
   local best, best_list
   for _, list in ipairs(lists) do
     local entry = head_of(list)
-    if not entry and list.below then go_on(list) end
+    if not entry and list.below then
+      if not allow_go_on then
+        stopped = true
+        return nil
+      end
+      go_on(list)
+    end
     if entry and (not best or entry > best) then best, best_list = entry, list end
   end
   if not best then return nil end
@@ -108,36 +124,58 @@ end
 -- the user has some, their expiry when some expired and are not swept yet). At most 200 + 4 x
 -- the size candidates looked at.
 local chosen = {}
-local looked, most = 0, 200 + 4 * tonumber(ARGV[7])
-while #chosen < want and looked < most do
+local looked, most = 0, 200 + 4 * math.max(tonumber(ARGV[7]), scan)
+local unread_found, quiet_count, quiet_chosen = 0, 0, {}
+while unread_found < scan and looked < most and not (allow_go_on and #chosen >= want) do
+  if stopped then
+    if #chosen >= want then break end
+    allow_go_on, stopped = true, false
+  end
   local batch = {}
-  while #batch < want - #chosen + 4 and looked + #batch < most do
+  local size = allow_go_on and want - #chosen + 4 or scan - unread_found + 4
+  while #batch < size and looked + #batch < most do
     local raise, level, slot, class = next_candidate()
     if not raise then break end
     -- Under the user's mute floor: not unread for them (read_model.lua mute_floor).
     if level >= view.floor then batch[#batch + 1] = {slot = slot, class = class, raise = tonumber(raise)}
     else looked = looked + 1 end
   end
-  if #batch == 0 then break end
-  looked = looked + #batch
-  local owns = {}
-  for i, candidate in ipairs(batch) do owns[i] = user .. ':' .. candidate.slot end
-  local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
-  local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
-  local expiries = {}
-  if view.expired and not all_gone then
-    local slots = {}
-    for i, candidate in ipairs(batch) do slots[i] = candidate.slot end
-    expiries = redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots))
-  end
-  for i, candidate in ipairs(batch) do
-    local expired = gone[candidate.slot] or (expiries[i] and tonumber(expiries[i]) <= NOW)
-    if #chosen < want and not expired
-       and not read_by(marks, candidate.class, candidate.raise, own[i] or nil, (snoozed[i] or false) ~= false) then
-      chosen[#chosen + 1] = candidate.slot
+  if #batch == 0 and not stopped then break end
+  if #batch > 0 then
+    looked = looked + #batch
+    local owns = {}
+    for i, candidate in ipairs(batch) do owns[i] = user .. ':' .. candidate.slot end
+    local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
+    local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
+    local expiries = {}
+    if view.expired and not all_gone then
+      local slots = {}
+      for i, candidate in ipairs(batch) do slots[i] = candidate.slot end
+      expiries = redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots))
+    end
+    local unread = {}
+    for i, candidate in ipairs(batch) do
+      local expired = gone[candidate.slot] or (expiries[i] and tonumber(expiries[i]) <= NOW)
+      if unread_found < scan and not expired
+         and not read_by(marks, candidate.class, candidate.raise, own[i] or nil, (snoozed[i] or false) ~= false) then
+        unread_found = unread_found + 1
+        unread[#unread + 1] = candidate.slot
+        if #chosen < want then chosen[#chosen + 1] = candidate.slot end
+      end
+    end
+    if budget > 0 and #unread > 0 then
+      local snapshots = noise_snapshots(unread)
+      for i, slot in ipairs(unread) do
+        if quiet_for(seen, snapshots[slot], budget) then
+          quiet_count = quiet_count + 1
+          local position = i + unread_found - #unread
+          if position <= want then quiet_chosen[#quiet_chosen + 1] = position end
+        end
+      end
     end
   end
 end
+append(reply, {quiet_count, table.concat(quiet_chosen, ' ')})
 
 if #chosen == 0 then return reply end
 local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(chosen))

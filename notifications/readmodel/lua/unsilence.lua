@@ -25,6 +25,7 @@ for _, entry in ipairs(taken) do
     if state.status == 'open' and state.silenced and tostring(state.silence) == silence then
       state.silenced, state.silence = nil, nil
       change(slot, state, 'unsilenced', cjson.null, {raise = true})
+      noise_raise(slot) -- delivered like a new alert: it counts against the noise budget
       local content = redis.call('HGET', KEYS[K.notes], slot)
       local delay = delays[cjson.decode(content).message_type]
       if delay then redis.call('ZADD', KEYS[K.escalations], NOW + delay, slot) end

@@ -1,0 +1,146 @@
+"""The noise budget (SPEC 17): per user and warehouse, a non-critical alert beyond
+NOISE_BUDGET_PER_HOUR alerts the user could see in the hour before it comes quietly: listed and
+unread with `"quiet": true`, counted in the summary's `quiet`; never a critical one."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from notifications import lifecycle, services
+from subscriptions.models import MessageType, Subscription
+
+pytestmark = pytest.mark.django_db
+
+HOUR_MS = 3_600_000
+
+
+@pytest.fixture
+def floor(warehouse, rep_notice, role, make_user, client_for):
+    """rita and ralf see the role's alerts (which live a day)."""
+    rep_notice.default_ttl_seconds = 86_400
+    rep_notice.save()
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    rita, ralf = make_user("rita", role), make_user("ralf", role)
+    return {"rita": client_for(rita), "ralf": client_for(ralf)}, {"rita": rita, "ralf": ralf}
+
+
+def raise_alerts(warehouse, rep_notice, n, severity="info", start=0) -> list[str]:
+    return [
+        str(
+            services.publish(
+                message_type=rep_notice,
+                warehouse=warehouse,
+                title=f"n{start + i}",
+                severity=severity,
+            ).id
+        )
+        for i in range(n)
+    ]
+
+
+def listed(client, warehouse) -> dict[str, dict]:
+    answer = client.get("/api/v1/notifications/", {"warehouse": warehouse.pk}).json()
+    return {n["id"]: n for n in answer["results"]}
+
+
+def summary(client, warehouse) -> dict:
+    return client.get("/api/v1/notifications/unread/", {"warehouse": warehouse.pk}).json()
+
+
+def test_the_seventh_alert_within_the_hour_comes_quietly(floor, warehouse, rep_notice, clock):
+    clients, _ = floor
+    clock.stop_at(1_900_000_000_000)
+    ids = []
+    for i in range(8):
+        ids += raise_alerts(warehouse, rep_notice, 1, start=i)
+        clock.stop_at(1_900_000_000_000 + (i + 1) * 60_000)
+    for name in ("rita", "ralf"):
+        items = listed(clients[name], warehouse)
+        assert [items[i]["quiet"] for i in ids] == [False] * 6 + [True, True], name
+        assert all(not items[i]["read"] for i in ids)  # listed and unread
+        answer = summary(clients[name], warehouse)
+        assert answer["unread_count"] == 8
+        assert answer["quiet"] == 2
+        latest = {n["id"]: n["quiet"] for n in answer["latest"]}
+        assert latest[ids[7]] is True
+        assert latest[ids[5]] is False
+
+
+def test_a_critical_alert_is_never_quiet(floor, warehouse, rep_notice, clock):
+    clients, _ = floor
+    clock.stop_at(1_900_000_000_000)
+    ids = raise_alerts(warehouse, rep_notice, 6, severity="warning")
+    ids += raise_alerts(warehouse, rep_notice, 2, severity="critical", start=6)
+    items = listed(clients["rita"], warehouse)
+    assert [items[i]["quiet"] for i in ids] == [False] * 8
+    assert summary(clients["rita"], warehouse)["quiet"] == 0
+
+
+def test_what_was_raised_more_than_an_hour_before_does_not_count(
+    floor, warehouse, rep_notice, clock
+):
+    clients, _ = floor
+    clock.stop_at(1_900_000_000_000)
+    early = raise_alerts(warehouse, rep_notice, 6)
+    clock.stop_at(1_900_000_000_000 + HOUR_MS)
+    later = raise_alerts(warehouse, rep_notice, 1, start=6)
+    items = listed(clients["rita"], warehouse)
+    assert items[later[0]]["quiet"] is False
+    assert [items[i]["quiet"] for i in early] == [False] * 6
+
+
+def test_the_answer_stays_the_same_poll_after_poll(floor, warehouse, rep_notice, clock):
+    clients, users = floor
+    clock.stop_at(1_900_000_000_000)
+    ids = raise_alerts(warehouse, rep_notice, 7)
+    first = {i: n["quiet"] for i, n in listed(clients["rita"], warehouse).items()}
+    assert first[ids[6]] is True
+    # Time passes (the hour ends), more come in, the user reads some: the same answer.
+    clock.stop_at(1_900_000_000_000 + 3 * HOUR_MS)
+    raise_alerts(warehouse, rep_notice, 3, start=7)
+    services.mark_read(user=users["rita"], warehouse_id=warehouse.pk, ids=[ids[0]])
+    again = listed(clients["rita"], warehouse)
+    assert {i: again[i]["quiet"] for i in ids[1:]} == {i: first[i] for i in ids[1:]}
+    answer = (
+        clients["rita"]
+        .get("/api/v1/notifications/", {"warehouse": warehouse.pk, "include_read": "true"})
+        .json()
+    )
+    assert {n["id"]: n["quiet"] for n in answer["results"]}[ids[6]] is True
+
+
+def test_the_budget_counts_what_each_user_could_see(
+    floor, warehouse, rep_notice, make_user, client_for, clock
+):
+    """ralf's own subscription of another type brings him more alerts in the hour: his
+    budget runs out first; rita, who does not see them, still hears hers."""
+    clients, users = floor
+    extra = Group.objects.create(name="night")
+    users["ralf"].groups.add(extra)
+    other = MessageType.objects.create(code="NOISY", name="Noisy", default_ttl_seconds=86_400)
+    Subscription.objects.create(message_type=other, warehouse=warehouse, role=extra)
+    clock.stop_at(1_900_000_000_000)
+    raise_alerts(warehouse, other, 5)
+    ids = raise_alerts(warehouse, rep_notice, 2, start=5)
+    assert listed(clients["ralf"], warehouse)[ids[1]]["quiet"] is True
+    assert listed(clients["rita"], warehouse)[ids[1]]["quiet"] is False
+
+
+def test_a_budget_of_zero_turns_it_off(floor, warehouse, rep_notice, clock, settings):
+    settings.NOISE_BUDGET_PER_HOUR = 0
+    clients, _ = floor
+    clock.stop_at(1_900_000_000_000)
+    ids = raise_alerts(warehouse, rep_notice, 8)
+    items = listed(clients["rita"], warehouse)
+    assert [items[i]["quiet"] for i in ids] == [False] * 8
+    assert summary(clients["rita"], warehouse)["quiet"] == 0
+
+
+def test_a_re_raise_counts_as_a_raise(floor, warehouse, rep_notice, clock):
+    clients, _ = floor
+    clock.stop_at(1_900_000_000_000)
+    ids = raise_alerts(warehouse, rep_notice, 6)
+    clock.stop_at(1_900_000_000_000 + 60_000)
+    lifecycle.reraise(warehouse_id=warehouse.pk, notification_id=ids[0])
+    assert listed(clients["rita"], warehouse)[ids[0]]["quiet"] is True
