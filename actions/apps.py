@@ -7,6 +7,9 @@ class ActionsConfig(AppConfig):
     verbose_name = _("Alert actions")
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        from config import beat_schedule
         from notifications import hooks
         from outbox import handlers
 
@@ -25,3 +28,8 @@ class ActionsConfig(AppConfig):
         hooks.actions.now = catalog.actions_now
         hooks.actions.fit = catalog.fit
         hooks.listen(hooks.Published, followups.after_publish)
+        beat_schedule.register(
+            "send-alert-reminders",
+            task="actions.tasks.send_reminders",
+            seconds=settings.ALERT_REMINDER_SECONDS,
+        )

@@ -35,13 +35,13 @@ from django.utils.translation import gettext, ngettext
 
 from config import errors, idempotency, timestamps
 from config.idempotency import Guard
-from config.outbound_http import OutboundSession
 from config.timestamps import iso
 from config.users import User
 from notifications import keys as notification_keys
 from notifications import lifecycle
 from notifications.api.serializers import notification_dict
 from notifications.domain import Actor, Event, InboxItem, Status
+from outbound.http import OutboundSession
 from outbox import services as outbox
 from outbox.handlers import Delivery, Outcome
 from outbox.models import OutboxMessage

@@ -5,7 +5,7 @@
   next pass).
 - `deliver` (the task): takes the message with a lease (`sending`, attempts + 1) in one
   conditional UPDATE, so of two workers one sends; calls its kind's handler outside any
-  transaction and within three quarters of the lease (config/deadline.py: e-mail and webhooks
+  transaction and within three quarters of the lease (outbound/deadline.py: e-mail and webhooks
   are cut off there), so no attempt outlives its lease; stores the outcome only while it still
   holds that attempt (a worker that took over after the lease ran out wins); a final outcome
   is then settled by the feature.
@@ -38,7 +38,7 @@ from django.db.models import F, Q
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 
-from config import deadline
+from outbound import deadline
 
 from . import handlers, metrics
 from .handlers import Delivery, Outcome
