@@ -13,14 +13,14 @@ class ActionsConfig(AppConfig):
         from notifications import hooks
         from outbox import handlers
 
-        from . import catalog, followups, mail, services
+        from . import catalog, followups, mail, webhooks
 
         handlers.register(
-            services.WEBHOOK,
+            webhooks.WEBHOOK,
             handlers.Handler(
-                send=services.Webhooks.send,
-                settle=services.Webhooks.settle,
-                reopen=services.Webhooks.reopen,
+                send=webhooks.Webhooks.send,
+                settle=webhooks.Webhooks.settle,
+                reopen=webhooks.Webhooks.reopen,
             ),
         )
         handlers.register(mail.EMAIL, handlers.Handler(send=mail.send, settle=mail.settle))
