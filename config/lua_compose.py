@@ -44,6 +44,14 @@ class Prelude:
     def text(self) -> str:
         return self.path.read_text(encoding="utf-8")
 
+    @classmethod
+    def beside(
+        cls, module_file: str, name: str, *, keys: int = 0, args: int = 0, take: Take | None = None
+    ) -> Prelude:
+        """The prelude `lua/<name>.lua` beside the module that owns it."""
+        path = Path(module_file).resolve().parent / "lua" / f"{name}.lua"
+        return cls(name, path, keys=keys, args=args, take=take)
+
 
 # In the order their texts are put in front of a script (the order they are registered). A
 # prelude that takes trailing KEYS and ARGV takes them off at load time, so the one put first
@@ -59,25 +67,24 @@ def register(prelude: Prelude) -> Prelude:
     return PRELUDES[prelude.name]
 
 
+def passed_value(script: str, passed: Mapping[str, Any], name: str, what: str) -> Any:
+    """What the caller passed as `name` for a prelude's `take`; an error naming `what` the
+    script needs when it passed nothing."""
+    value = passed.get(name)
+    if value is None:
+        raise ValueError(f"{script} needs {what}")
+    return value
+
+
 def _take_guard(script: str, passed: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
     """An Idempotency-Key's binding and record, and its argument: `guard` is a
     config.idempotency.Guard (Guard.none: a request without a key), `answer` what its replay
     answers."""
-    guard = passed.get("guard")
-    if guard is None:
-        raise ValueError(f"{script} needs a Guard (Guard.none: no key)")
+    guard = passed_value(script, passed, "guard", "a Guard (Guard.none: no key)")
     return list(guard.script_keys()), [guard.arg(passed.get("answer", ""))]
 
 
-register(
-    Prelude(
-        "idempotency",
-        Path(__file__).resolve().parent / "lua" / "idempotency.lua",
-        keys=2,
-        args=1,
-        take=_take_guard,
-    )
-)
+register(Prelude.beside(__file__, "idempotency", keys=2, args=1, take=_take_guard))
 
 
 class Composed(LuaScript):

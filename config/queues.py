@@ -59,7 +59,7 @@ def queue_of(app: Celery, task_name: str) -> str:
 @cache
 def product_queues() -> tuple[str, ...]:
     """Every queue a task of the product goes to (the default queue first), once per process."""
-    from config.celery import app
+    from celery import current_app as app  # the project's (config/__init__.py makes it)
 
     _import_tasks()
     default = str(app.conf.task_default_queue)

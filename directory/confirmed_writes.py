@@ -24,12 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
-from config.lua_compose import Prelude, register
+from config.lua_compose import Prelude, passed_value, register
 
 from . import cache
 from .keys import version_key
@@ -42,22 +41,12 @@ T = TypeVar("T")
 
 def _take_version(script: str, passed: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
     """The version key and the version to confirm, passed as `version=` (`check` below)."""
-    version = passed.get("version")
-    if version is None:
-        raise ValueError(f"{script} needs the directory's version")
-    return [version[0]], [version[1]]
+    key, held = passed_value(script, passed, "version", "the directory's version")
+    return [key], [held]
 
 
 # The prelude a confirmed write's script takes: it takes off the script's last KEY and ARGV.
-PRELUDE = register(
-    Prelude(
-        "version_check",
-        Path(__file__).resolve().parent / "lua" / "version_check.lua",
-        keys=1,
-        args=1,
-        take=_take_version,
-    )
-)
+PRELUDE = register(Prelude.beside(__file__, "version_check", keys=1, args=1, take=_take_version))
 
 
 def check(same_slot_key: str) -> tuple[str, str]:

@@ -27,26 +27,18 @@ class NotificationsConfig(AppConfig):
             seconds=settings.NOTIFICATION_SWEEP_SECONDS,
             expires=False,
         )
-        # Escalation and snooze wake-ups (SPEC 7, 13): a tick queued while no worker ran is
-        # dropped, the next one finds what is due.
-        beat_schedule.register(
-            "escalate-notifications",
-            task="notifications.tasks.escalate_notifications",
-            seconds=settings.NOTIFICATION_ESCALATION_SECONDS,
-        )
-        beat_schedule.register(
-            "wake-snoozed-notifications",
-            task="notifications.tasks.wake_snoozed_notifications",
-            seconds=settings.NOTIFICATION_SNOOZE_WAKE_SECONDS,
-        )
+        # Escalation, snooze wake-ups (SPEC 7, 13) and the orphan sweep: a tick queued while
+        # no worker ran is dropped, the next one finds what is due. Entry "a-b" runs task a_b.
+        for task, seconds in (
+            ("escalate_notifications", settings.NOTIFICATION_ESCALATION_SECONDS),
+            ("wake_snoozed_notifications", settings.NOTIFICATION_SNOOZE_WAKE_SECONDS),
+            ("sweep_notification_orphans", settings.ORPHAN_SWEEP_SECONDS),
+        ):
+            name, task_name = task.replace("_", "-"), f"notifications.tasks.{task}"
+            beat_schedule.register(name, task=task_name, seconds=seconds)
         # Which rules are due (each rule's own interval decides whether it runs).
         beat_schedule.register(
             "run-due-rules",
             task="notifications.rules.tasks.run_due_rules",
             seconds=settings.RULES_TICK_SECONDS,
-        )
-        beat_schedule.register(
-            "sweep-notification-orphans",
-            task="notifications.tasks.sweep_notification_orphans",
-            seconds=settings.ORPHAN_SWEEP_SECONDS,
         )
