@@ -7,17 +7,20 @@ class ActionsConfig(AppConfig):
     verbose_name = _("Alert actions")
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        from config import beat_schedule
         from notifications import hooks
         from outbox import handlers
 
-        from . import catalog, followups, mail, services
+        from . import catalog, followups, mail, webhooks
 
         handlers.register(
-            services.WEBHOOK,
+            webhooks.WEBHOOK,
             handlers.Handler(
-                send=services.Webhooks.send,
-                settle=services.Webhooks.settle,
-                reopen=services.Webhooks.reopen,
+                send=webhooks.Webhooks.send,
+                settle=webhooks.Webhooks.settle,
+                reopen=webhooks.Webhooks.reopen,
             ),
         )
         handlers.register(mail.EMAIL, handlers.Handler(send=mail.send, settle=mail.settle))
@@ -25,3 +28,8 @@ class ActionsConfig(AppConfig):
         hooks.actions.now = catalog.actions_now
         hooks.actions.fit = catalog.fit
         hooks.listen(hooks.Published, followups.after_publish)
+        beat_schedule.register(
+            "send-alert-reminders",
+            task="actions.tasks.send_reminders",
+            seconds=settings.ALERT_REMINDER_SECONDS,
+        )

@@ -15,8 +15,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from config import timestamps
-from config.allowed_hosts import URLRefused, check_url
 from config.bulk_writes import AnnouncingManager
+from outbound.hosts import URLRefused, check_url
 from subscriptions.models import MessageType, Warehouse
 
 URL_MAX_LENGTH = 1024

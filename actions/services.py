@@ -1,4 +1,4 @@
-"""Writes of alert actions (SPEC 14): pressing one, and sending its run to the WMS.
+"""Writes of alert actions (SPEC 14): pressing one.
 
 A press is decided on the alert in Redis (visible, of a type that has the action, not
 resolved, not someone else's, the scan matching; claimed for the presser when open): one
@@ -7,53 +7,36 @@ check against the alert's data, else a read, the scan's check, then the claim. T
 database transaction writes the run and its outbox message (a Redis failure before it leaves
 no run). After the commit, the history's `action` event (once per run) and the outbox's task
 are recorded and queued; should either fail, the press's retry (by its Idempotency-Key, or
-as the action's live run) records `action`, and beat's next pass sends the message. The task
-posts the webhook (`Webhooks.send`), and `settle` records the outcome once:
-`action_succeeded` / `action_failed` in the history, the run's status, and a resolving
-action's resolve.
+as the action's live run) records `action`, and beat's next pass sends the message. The
+outbox's task posts the webhook and settles the run (actions/webhooks.py); the runs are read
+through actions/selectors.py and put in answers by actions/api/serializers.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
-import json
-import logging
-import re
 import uuid
 from dataclasses import dataclass
-from enum import StrEnum
-from http import HTTPStatus
 from typing import Any
 
-import requests
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
 from config import errors, idempotency, timestamps
 from config.idempotency import Guard
-from config.outbound_http import OutboundSession
-from config.timestamps import iso
 from config.users import User
 from notifications import keys as notification_keys
 from notifications import lifecycle
 from notifications.api.serializers import notification_dict
 from notifications.domain import Actor, Event, InboxItem, Status
 from outbox import services as outbox
-from outbox.handlers import Delivery, Outcome
-from outbox.models import OutboxMessage
-from outbox.models import Status as MessageStatus
 
 from . import catalog
-from .models import ActionRun, RunStatus, check_webhook_url
-
-logger = logging.getLogger(__name__)
-
-WEBHOOK = "webhook"
-LIVE = (RunStatus.PENDING, RunStatus.SUCCEEDED)
+from .api.serializers import run_dict
+from .models import ActionRun
+from .selectors import live_run
+from .webhooks import WEBHOOK
 
 
 class NoSuchAction(errors.NotFound):
@@ -283,242 +266,4 @@ def _record_started(run: ActionRun) -> None:
             record=notification_keys.idempotency(run.warehouse_id, "python", record),
             fingerprint=idempotency.fingerprint(scope="python", operation="action", request=record),
         ),
-    )
-
-
-def live_run(action_id: int, warehouse_id: int, notification_id: str) -> ActionRun | None:
-    return (
-        ActionRun.objects.select_related("action", "message")
-        .filter(
-            action_id=action_id,
-            warehouse_id=warehouse_id,
-            notification_id=notification_id,
-            status__in=LIVE,
-        )
-        .first()
-    )
-
-
-def run_dict(run: ActionRun) -> dict[str, Any]:
-    """R (SPEC 14): {"id", "action", "status", "attempts", "result", "created_at",
-    "finished_at", "by"}, and `error` (`run_error`)."""
-    message = run.message
-    return {
-        "id": str(run.pk),
-        "action": run.action.code,
-        "status": str(run.status),
-        "attempts": int(run.attempts if message is None else message.attempts),
-        "result": run.result if run.status != RunStatus.PENDING else None,
-        "created_at": iso(run.created_at),
-        "finished_at": None if run.finished_at is None else iso(run.finished_at),
-        "by": None if run.user_id is None else {"id": run.user_id, "username": run.username},
-        "error": run_error(run),
-    }
-
-
-class ErrorKind(StrEnum):
-    """What went wrong with a webhook call, as R's `error.kind` says it."""
-
-    ANSWERED = "answered"  # the WMS answered, with a status that is not success
-    TIMEOUT = "timeout"  # no answer within ALERT_WEBHOOK_TIMEOUT_SECONDS
-    UNREACHABLE = "unreachable"  # no connection (refused, no route, TLS not accepted)
-    REFUSED = "refused"  # this server may not call the URL (ALERT_WEBHOOK_ALLOWED_HOSTS)
-    OTHER = "other"
-
-
-_HTTP_STATUS = re.compile(r"HTTP (\d{3})")
-
-
-def run_error(run: ActionRun) -> dict[str, Any] | None:
-    """What went wrong, for the page to say (SPEC 14, "Outcomes on the page"): `{"kind",
-    "http_status", "message"}`, the message in words of the active language. A failed run:
-    why it failed (and how often it was tried); a pending one: why its last attempt failed,
-    if one did (it is tried again); otherwise None. Read from the outbox message's last error,
-    as `Webhooks.send` wrote it."""
-    if run.status == RunStatus.SUCCEEDED:
-        return None
-    message = run.message
-    error = "" if message is None else message.last_error
-    if not error:
-        if run.status == RunStatus.PENDING:
-            return None
-        error = run.result or "?"
-    kind, status, words = _described(error)
-    attempts = 0 if message is None else int(message.attempts)
-    if run.status == RunStatus.PENDING:
-        words = f"{words} {gettext('It will be tried again.')}"
-    elif attempts > 1:
-        tried = ngettext("Tried %(count)s time.", "Tried %(count)s times.", attempts)
-        words = f"{words} {tried % {'count': attempts}}"
-    return {"kind": str(kind), "http_status": status, "message": words}
-
-
-def _described(error: str) -> tuple[ErrorKind, int | None, str]:
-    """A webhook call's error (`Webhooks.send`: "HTTP 404", "refused: …", "<requests'
-    exception>: …") as its kind, its HTTP status and a sentence."""
-    answered = _HTTP_STATUS.fullmatch(error.strip())
-    if answered:
-        status = int(answered[1])
-        try:
-            phrase = HTTPStatus(status).phrase
-        except ValueError:
-            return (
-                ErrorKind.ANSWERED,
-                status,
-                gettext("The WMS answered %(status)s.") % {"status": status},
-            )
-        words = gettext("The WMS answered %(status)s (%(phrase)s).")
-        return ErrorKind.ANSWERED, status, words % {"status": status, "phrase": phrase}
-    if error.startswith("refused:"):
-        return (
-            ErrorKind.REFUSED,
-            None,
-            gettext(
-                "This server may not call the action's webhook (its address is not allowed "
-                "any more): ask an administrator."
-            ),
-        )
-    name = error.split(":", 1)[0].strip()
-    raised = getattr(requests.exceptions, name, None)
-    if isinstance(raised, type) and issubclass(raised, requests.RequestException):
-        if issubclass(raised, requests.Timeout):
-            seconds = f"{settings.ALERT_WEBHOOK_TIMEOUT_SECONDS:g}"
-            words = gettext("The WMS did not answer within %(seconds)s seconds.")
-            return ErrorKind.TIMEOUT, None, words % {"seconds": seconds}
-        if issubclass(raised, requests.exceptions.SSLError):
-            words = gettext("The WMS could not be reached: its certificate was not accepted.")
-            return ErrorKind.UNREACHABLE, None, words
-        return ErrorKind.UNREACHABLE, None, gettext("The WMS could not be reached.")
-    words = gettext("The action could not be done (%(error)s).")
-    return ErrorKind.OTHER, None, words % {"error": error[:200]}
-
-
-# --- The outbox's handler of webhooks -------------------------------------------------------
-
-
-def signature(secret: str, body: bytes) -> str:
-    """X-WMS-Signature: `sha256=` and the hex HMAC-SHA256 of the body with the secret."""
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-class Webhooks:
-    """Posts a run to its action's webhook. `session` is a class attribute so tests and the
-    benchmark can give it another one."""
-
-    session: requests.Session | None = None
-
-    @classmethod
-    def send(cls, message: OutboxMessage) -> Delivery:
-        run = ActionRun.objects.select_related("action").filter(pk=message.pk).first()
-        if run is None:
-            return Delivery(Outcome.FAILED, error="the run was deleted")
-        action = run.action
-        if not action.is_active:  # switched off after the press: the WMS is not called
-            return Delivery(
-                Outcome.FAILED,
-                result=f"cancelled: the action {action.code!r} is no longer active",
-                error="cancelled: the action is no longer active",
-            )
-        try:
-            check_webhook_url(action.url)  # again before every call: the list may have changed
-        except ValidationError as exc:
-            return Delivery(Outcome.FAILED, error=f"refused: {' '.join(exc.messages)}")
-        body = json.dumps(message.payload["body"], ensure_ascii=False, separators=(",", ":"))
-        data = body.encode()
-        session = cls.session or OutboundSession()
-        try:
-            response = session.post(
-                action.url,
-                data=data,
-                headers={
-                    "Content-Type": "application/json",
-                    "Idempotency-Key": str(message.pk),
-                    "X-WMS-Signature": signature(action.secret, data),
-                },
-                timeout=settings.ALERT_WEBHOOK_TIMEOUT_SECONDS,
-            )
-        except requests.RequestException as exc:
-            return Delivery(Outcome.RETRY, error=f"{type(exc).__name__}: {exc}"[:500])
-        text = response.text[: settings.OUTBOX_RESULT_MAX_CHARS]
-        status = response.status_code
-        if 200 <= status < 300:
-            return Delivery(Outcome.SUCCEEDED, result=text)
-        if status >= 500:
-            return Delivery(Outcome.RETRY, result=text, error=f"HTTP {status}")
-        return Delivery(Outcome.FAILED, result=text, error=f"HTTP {status}")
-
-    @classmethod
-    def settle(cls, message: OutboxMessage) -> None:
-        """Record the run's outcome once: history (under a record of this message, attempt
-        and outcome, so a second settle records nothing), a resolving action's resolve (itself
-        idempotent), then the run's row."""
-        run = ActionRun.objects.select_related("action").filter(pk=message.pk).first()
-        if run is None:
-            return
-        succeeded = message.status == MessageStatus.SUCCEEDED
-        record = f"outbox:{message.pk}:{message.attempts}:{message.status}"
-        guard = Guard(
-            record=notification_keys.idempotency(run.warehouse_id, "python", record),
-            fingerprint=idempotency.fingerprint(scope="python", operation="settle", request=record),
-        )
-        lifecycle.record_event(
-            warehouse_id=run.warehouse_id,
-            notification_id=run.notification_id,
-            event=Event.ACTION_SUCCEEDED if succeeded else Event.ACTION_FAILED,
-            by=None,
-            extra={"code": run.action.code, "run": str(run.pk)},
-            guard=guard,
-        )
-        if succeeded and run.action.resolves:
-            _resolve_for(run)
-        ActionRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.SUCCEEDED if succeeded else RunStatus.FAILED,
-            result=message.result if succeeded else (message.result or message.last_error),
-            finished_at=message.finished_at or timestamps.now(),
-            # Kept on the run: the outbox deletes its row after OUTBOX_RETENTION_DAYS.
-            attempts=message.attempts,
-        )
-
-    @classmethod
-    def reopen(cls, message: OutboxMessage) -> bool:
-        """An operator retries a failed run: pending again, unless a newer run of the action
-        on the alert is pending or succeeded (then False: that one stands)."""
-        try:
-            with transaction.atomic():
-                ActionRun.objects.filter(pk=message.pk, status=RunStatus.FAILED).update(
-                    status=RunStatus.PENDING, result="", finished_at=None
-                )
-        except IntegrityError:
-            return False
-        return True
-
-
-def _resolve_for(run: ActionRun) -> None:
-    """Resolve the alert by the one who pressed (SPEC 14); by the system if they can no longer
-    see it. Resolving twice changes nothing."""
-    presser = User.objects.filter(pk=run.user_id, is_active=True).first() if run.user_id else None
-    if presser is not None:
-        try:
-            lifecycle.resolve(
-                user=presser, warehouse_id=run.warehouse_id, notification_id=run.notification_id
-            )
-            return
-        except lifecycle.NotVisible:
-            pass
-    lifecycle.resolve_by_system(warehouse_id=run.warehouse_id, notification_id=run.notification_id)
-
-
-# --- Reads ------------------------------------------------------------------------------------
-
-
-def runs_of(
-    *, user: User, warehouse_id: int, notification_id: str, limit: int = 50
-) -> list[ActionRun]:
-    """The runs of every action on the alert, newest first; NotVisible (404) when the user
-    cannot see it."""
-    lifecycle.peek(user=user, warehouse_id=warehouse_id, notification_id=notification_id)
-    return list(
-        ActionRun.objects.select_related("action", "message")
-        .filter(warehouse_id=warehouse_id, notification_id=str(notification_id))
-        .order_by("-created_at")[:limit]
     )

@@ -23,15 +23,16 @@ def once_per_tick(schedule: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[s
     return marked
 
 
-def register(name: str, *, task: str, seconds: float, expires: bool = True) -> None:
+def register(name: str, *, task: str, seconds: float, expires: bool | float = True) -> None:
     """Add an app's beat entry, from its AppConfig.ready(): each app names its own tasks, and
     `config/` none. `expires`: a tick queued while no worker ran is dropped (the next one
-    finds what is due). A non-positive interval adds nothing (the feature is off)."""
+    finds what is due) after the interval (True) or after this many seconds (a number);
+    False keeps it. A non-positive interval adds nothing (the feature is off)."""
     if seconds <= 0:
         return
     from config.celery import app
 
     entry: dict[str, Any] = {"task": task, "schedule": float(seconds)}
-    if expires:
-        entry["options"] = {"expires": float(seconds)}
+    if expires is not False:
+        entry["options"] = {"expires": float(seconds if expires is True else expires)}
     app.conf.beat_schedule.update(once_per_tick({name: entry}))

@@ -5,8 +5,10 @@ prelude's `local function`s are the script's). Some preludes also take the scrip
 and ARGV (an Idempotency-Key's binding and record, the directory's version): those are taken in
 one fixed order, whatever order a script names them in, and the call below appends what each
 takes in that same order. So no caller mirrors a nesting order by hand: it names what it
-passes (`guard=`, `version=`), and the composed script puts it where its preludes look.
+passes (`guard=`, `version=`), and each prelude's own `take` turns that into its KEYS and ARGV.
 
+Each app registers its own preludes (`register`, at the import of the module that owns the
+file): this module registers only the core's ("idempotency"), and names no app's file.
 Each prelude's header says what it takes with lines starting `-- Takes:`; a script names its
 preludes in its header (`-- Preludes: read_model, idempotency`).
 tests/test_lua_scripts.py checks that a script's header names exactly the preludes it is
@@ -15,45 +17,74 @@ composed with and that its own KEYS/ARGV lines leave room for what they take.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from config.redis import LuaScript
 
-ROOT = Path(__file__).resolve().parent.parent
+# What a prelude appends to a script's KEYS and ARGV, from what the caller passes by name
+# (the script's file name is for the error when something is missing).
+Take = Callable[[str, Mapping[str, Any]], tuple[Sequence[str], Sequence[Any]]]
 
 
 @dataclass(frozen=True)
 class Prelude:
     """A file of helpers put in front of scripts; `keys`/`args`: how many of the script's
-    last KEYS and ARGV it takes off (0 for helpers only)."""
+    last KEYS and ARGV it takes off (0 for helpers only), which its `take` supplies."""
 
     name: str
     path: Path
     keys: int = 0
     args: int = 0
+    take: Take | None = None
 
     @property
     def text(self) -> str:
         return self.path.read_text(encoding="utf-8")
 
+    @classmethod
+    def beside(
+        cls, module_file: str, name: str, *, keys: int = 0, args: int = 0, take: Take | None = None
+    ) -> Prelude:
+        """The prelude `lua/<name>.lua` beside the module that owns it."""
+        path = Path(module_file).resolve().parent / "lua" / f"{name}.lua"
+        return cls(name, path, keys=keys, args=args, take=take)
+
 
 # In the order their texts are put in front of a script (the order they are registered). A
 # prelude that takes trailing KEYS and ARGV takes them off at load time, so the one put first
-# takes the very last ones. The two that take KEYS and ARGV are registered here; an app adds
-# helper-only preludes with `register` (notifications.readmodel adds "read_model").
+# takes the very last ones. Apps add theirs with `register` (directory.confirmed_writes adds
+# "version_check", notifications.readmodel "read_model").
 PRELUDES: dict[str, Prelude] = {}
 
 
 def register(prelude: Prelude) -> Prelude:
+    if bool(prelude.keys or prelude.args) != (prelude.take is not None):
+        raise ValueError(f"Prelude {prelude.name}: what it takes off needs a `take`, and only that")
     PRELUDES.setdefault(prelude.name, prelude)
     return PRELUDES[prelude.name]
 
 
-register(Prelude("idempotency", ROOT / "config" / "lua" / "idempotency.lua", keys=2, args=1))
-register(Prelude("version_check", ROOT / "directory" / "lua" / "version_check.lua", keys=1, args=1))
+def passed_value(script: str, passed: Mapping[str, Any], name: str, what: str) -> Any:
+    """What the caller passed as `name` for a prelude's `take`; an error naming `what` the
+    script needs when it passed nothing."""
+    value = passed.get(name)
+    if value is None:
+        raise ValueError(f"{script} needs {what}")
+    return value
+
+
+def _take_guard(script: str, passed: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """An Idempotency-Key's binding and record, and its argument: `guard` is a
+    config.idempotency.Guard (Guard.none: a request without a key), `answer` what its replay
+    answers."""
+    guard = passed_value(script, passed, "guard", "a Guard (Guard.none: no key)")
+    return list(guard.script_keys()), [guard.arg(passed.get("answer", ""))]
+
+
+register(Prelude.beside(__file__, "idempotency", keys=2, args=1, take=_take_guard))
 
 
 class Composed(LuaScript):
@@ -84,44 +115,23 @@ class Composed(LuaScript):
         return cls(folder / f"{name}.lua", preludes=preludes, replicated=replicated)
 
     def keys_and_args(
-        self,
-        keys: Sequence[str],
-        args: Sequence[Any],
-        *,
-        guard: Any = None,
-        answer: str = "",
-        version: tuple[str, str] | None = None,
+        self, keys: Sequence[str], args: Sequence[Any], **passed: Any
     ) -> tuple[list[str], list[Any]]:
         """The full KEYS and ARGV: the script's own, then what its preludes take, in the
-        order they take it off (the last registered prelude first). `guard` is a
-        config.idempotency.Guard (Guard.none: a request without a key) and `answer` what its
-        replay answers; `version` the directory check's (key, held version)
-        (directory/confirmed_writes.check)."""
+        order they take it off (the last registered prelude first), each from what the
+        caller passed by name (`guard=`, `answer=`: an Idempotency-Key; `version=`: the
+        directory check's (key, held version), directory/confirmed_writes.check)."""
         all_keys, all_args = list(keys), list(args)
         for name in reversed(self.preludes):
-            if name == "version_check":
-                if version is None:
-                    raise ValueError(f"{self.path.name} needs the directory's version")
-                all_keys.append(version[0])
-                all_args.append(version[1])
-            elif name == "idempotency":
-                if guard is None:
-                    raise ValueError(f"{self.path.name} needs a Guard (Guard.none: no key)")
-                all_keys.extend(guard.script_keys())
-                all_args.append(guard.arg(answer))
+            take = PRELUDES[name].take
+            if take is not None:
+                more_keys, more_args = take(self.path.name, passed)
+                all_keys.extend(more_keys)
+                all_args.extend(more_args)
         return all_keys, all_args
 
     def run(
-        self,
-        keys: Sequence[str],
-        args: Sequence[Any],
-        *,
-        guard: Any = None,
-        answer: str = "",
-        version: tuple[str, str] | None = None,
-        client: Any = None,
+        self, keys: Sequence[str], args: Sequence[Any], *, client: Any = None, **passed: Any
     ) -> Any:
-        all_keys, all_args = self.keys_and_args(
-            keys, args, guard=guard, answer=answer, version=version
-        )
+        all_keys, all_args = self.keys_and_args(keys, args, **passed)
         return self(keys=all_keys, args=all_args, client=client)

@@ -1,8 +1,8 @@
 """The Celery queues the product's tasks go to: a worker started without `-Q` consumes them all,
 and `/healthz` names those no worker consumes.
 
-Apps say where their tasks go on the tasks themselves (`@shared_task(queue=...)`) or in
-`CELERY_TASK_ROUTES`; `product_queues()` asks Celery's own router for every task, so the list
+Apps say where their tasks go on the tasks themselves (`@shared_task(queue=...)`);
+`product_queues()` asks Celery's own router for every task, so the list
 follows what the apps declare and names no feature here.
 
 - `celery -A config worker` (SPEC 6) consumes every product queue: Celery's workers consume
@@ -59,7 +59,7 @@ def queue_of(app: Celery, task_name: str) -> str:
 @cache
 def product_queues() -> tuple[str, ...]:
     """Every queue a task of the product goes to (the default queue first), once per process."""
-    from config.celery import app
+    from celery import current_app as app  # the project's (config/__init__.py makes it)
 
     _import_tasks()
     default = str(app.conf.task_default_queue)

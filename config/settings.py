@@ -3,11 +3,11 @@
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from config.beat_schedule import once_per_tick
 from config.redis_connections import connection_class_for
 from config.redis_urls import cluster_config, is_cluster_url
 
@@ -260,25 +260,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # Queues: the scheduled passes (escalation, handover, snooze wake-ups, rules, sweeps) and most
 # tasks run on Celery's default queue; what waits on the outside has a queue of its own, which
-# its app declares on its tasks or routes here: pushes (`push`), the outbox (webhooks, e-mail;
-# OUTBOX_QUEUE below) and the admin's runs of SQL rules (`rules`), so none of them ever delays
-# an escalation or a handover. A worker started without -Q consumes every one of them
-# (config/queues.py); production runs a worker per queue (Procfile.production).
+# its app declares on its tasks (`@shared_task(queue=...)`): pushes (`push`), the outbox
+# (webhooks, e-mail; OUTBOX_QUEUE below) and the admin's runs of SQL rules (`rules`), so none of
+# them ever delays an escalation or a handover. A worker started without -Q consumes every one
+# of them (config/queues.py); production runs a worker per queue (Procfile.production).
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {
-    "push.tasks.*": {"queue": "push"},
-}
 # Every worker reports the queues it consumes this often (its report lasts three times as
 # long); /healthz names the product's queues that no worker reported (config/queues.py).
 QUEUE_HEARTBEAT_SECONDS = env.float("QUEUE_HEARTBEAT_SECONDS", default=10.0)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE = {
-    "reconcile-subscriptions": {
-        "task": "subscriptions.tasks.reconcile_subscriptions",
-        "schedule": env.float("SUBSCRIPTION_RECONCILE_SECONDS", default=30.0),
-    },
-}
+# Filled by the apps, each with its own entries, from their AppConfig.ready()
+# (config.beat_schedule.register): settings name no feature's task. Two beats started by mistake
+# must not run a sweep or the rules twice: every entry's messages carry their interval and the
+# task class claims each tick in Redis first (config/beat.py).
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {}
+# How often beat compares the subscriptions' Redis mirror with the database.
+SUBSCRIPTION_RECONCILE_SECONDS = env.float("SUBSCRIPTION_RECONCILE_SECONDS", default=30.0)
 
 # --- REST API ----------------------------------------------------------------------------
 # The largest request body (Django's default, 2.5 MB): the API's parsers read no more, JSON and
@@ -357,14 +355,7 @@ NOISE_QUIET_SCAN = 100
 # entries per Redis call, so no call blocks Redis for more than a few milliseconds.
 NOTIFICATION_SWEEP_BATCH = env.int("NOTIFICATION_SWEEP_BATCH", default=200)
 NOTIFICATION_SWEEP_OPS_PER_CALL = env.int("NOTIFICATION_SWEEP_OPS_PER_CALL", default=1000)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "expire-notifications": {
-            "task": "notifications.tasks.expire_notifications",
-            "schedule": env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0),
-        },
-    }
-)
+NOTIFICATION_SWEEP_SECONDS = env.float("NOTIFICATION_SWEEP_SECONDS", default=60.0)
 
 # --- Alert lifecycle (SPEC section 7) -------------------------------------------------
 # Beat looks for notifications due for escalation this often (the SPEC asks for 30 s at most),
@@ -376,16 +367,6 @@ NOTIFICATION_ESCALATION_BATCH = env.int("NOTIFICATION_ESCALATION_BATCH", default
 # day and measure (counts stay exact beyond it).
 ALERT_REPORT_RETENTION_DAYS = env.int("ALERT_REPORT_RETENTION_DAYS", default=90)
 ALERT_REPORT_MAX_SAMPLES_PER_DAY = env.int("ALERT_REPORT_MAX_SAMPLES_PER_DAY", default=20000)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "escalate-notifications": {
-            "task": "notifications.tasks.escalate_notifications",
-            "schedule": NOTIFICATION_ESCALATION_SECONDS,
-            # A tick queued while no worker ran is dropped: the next one finds what is due.
-            "options": {"expires": NOTIFICATION_ESCALATION_SECONDS},
-        },
-    }
-)
 
 # --- Shifts (SPEC 13) ---------------------------------------------------------------------
 # Beat looks for shift ends this often; a shift end up to SHIFT_HANDOVER_LOOKBACK_SECONDS ago
@@ -396,15 +377,6 @@ SHIFT_HANDOVER_LOOKBACK_SECONDS = env.int("SHIFT_HANDOVER_LOOKBACK_SECONDS", def
 # this many alerts per section (its counts stay exact beyond it).
 SHIFT_HANDOVER_BATCH = env.int("SHIFT_HANDOVER_BATCH", default=200)
 SHIFT_HANDOVER_MAX_ITEMS = env.int("SHIFT_HANDOVER_MAX_ITEMS", default=50)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "hand-over-shifts": {
-            "task": "shifts.tasks.hand_over_shifts",
-            "schedule": SHIFT_HANDOVER_SECONDS,
-            "options": {"expires": SHIFT_HANDOVER_SECONDS},
-        },
-    }
-)
 
 # --- Snooze (SPEC section 13) -------------------------------------------------------------
 # A snooze may run at most this long; beat wakes due snoozes this often, at most this many per
@@ -420,16 +392,6 @@ SILENCE_WAKE_BATCH = env.int("SILENCE_WAKE_BATCH", default=200)
 MUTE_MAX_SECONDS = env.int("MUTE_MAX_SECONDS", default=12 * 3600)
 # The Snoozed list of the page shows at most this many.
 NOTIFICATION_SNOOZED_LIST_MAX = env.int("NOTIFICATION_SNOOZED_LIST_MAX", default=200)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "wake-snoozed-notifications": {
-            "task": "notifications.tasks.wake_snoozed_notifications",
-            "schedule": NOTIFICATION_SNOOZE_WAKE_SECONDS,
-            # A tick queued while no worker ran is dropped: the next one finds what is due.
-            "options": {"expires": NOTIFICATION_SNOOZE_WAKE_SECONDS},
-        },
-    }
-)
 
 # --- Chat --------------------------------------------------------------------------------
 CHAT_MESSAGE_MAX_LENGTH = env.int("CHAT_MESSAGE_MAX_LENGTH", default=4000)
@@ -446,18 +408,8 @@ CHAT_IDLE_DAYS = env.int("CHAT_IDLE_DAYS", default=90)
 # Retention visits this many chats per round trip and removes at most this many messages per
 # Redis call, so no call blocks Redis for long.
 CHAT_SWEEP_BATCH = env.int("CHAT_SWEEP_BATCH", default=500)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "purge-old-chat-messages": {
-            "task": "messaging.tasks.purge_old_chat_messages",
-            "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
-        },
-        "drop-idle-chats": {
-            "task": "messaging.tasks.drop_idle_chats",
-            "schedule": env.float("CHAT_SWEEP_SECONDS", default=3600.0),
-        },
-    }
-)
+# Beat purges old messages and drops idle chats this often.
+CHAT_SWEEP_SECONDS = env.float("CHAT_SWEEP_SECONDS", default=3600.0)
 
 # --- Web Push (SPEC section 12) ------------------------------------------------------------
 # The VAPID key pair (base64url: the raw 32-byte private key, the 65-byte public point) and the
@@ -527,7 +479,7 @@ OUTBOX_PURGE_SECONDS = env.float("OUTBOX_PURGE_SECONDS", default=300.0)
 
 # --- Alert actions, reminders, e-mail when unclaimed (SPEC 14) -----------------------------
 # The hosts alert actions' webhooks may be on (`host` = port 443, `host:port`, `*.domain`):
-# the SSRF guard of Web Push (config/allowed_hosts.py). Empty by default: no webhook is
+# the SSRF guard of Web Push (outbound/hosts.py). Empty by default: no webhook is
 # allowed until an operator lists the WMS's host.
 ALERT_WEBHOOK_ALLOWED_HOSTS = env.list("ALERT_WEBHOOK_ALLOWED_HOSTS", default=[])
 ALERT_WEBHOOK_TIMEOUT_SECONDS = env.float("ALERT_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
@@ -537,15 +489,6 @@ ALERT_ACTION_MAX_ATTEMPTS = env.int("ALERT_ACTION_MAX_ATTEMPTS", default=5)
 ALERT_REMINDER_SECONDS = env.float("ALERT_REMINDER_SECONDS", default=10.0)
 ALERT_REMINDER_BATCH = env.int("ALERT_REMINDER_BATCH", default=100)
 ALERT_REMINDER_BATCHES = env.int("ALERT_REMINDER_BATCHES", default=10)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "send-alert-reminders": {
-            "task": "actions.tasks.send_reminders",
-            "schedule": ALERT_REMINDER_SECONDS,
-            "options": {"expires": ALERT_REMINDER_SECONDS},
-        },
-    }
-)
 # Notices (SPEC 15): beat reminds unacknowledged members at their next shift start and
 # escalates past-due notices this often; a shift start up to NOTICE_REMINDER_LOOKBACK_SECONDS
 # ago still reminds (a beat that was down catches up), at most NOTICE_PASS_BATCH notices a pass.
@@ -555,20 +498,11 @@ NOTICE_PASS_BATCH = env.int("NOTICE_PASS_BATCH", default=200)
 # How many missing members an escalation names in its notification and e-mail (the count is
 # always complete; the roster has them all).
 NOTICE_ESCALATION_MAX_NAMES = env.int("NOTICE_ESCALATION_MAX_NAMES", default=100)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "notices-pass": {
-            "task": "notices.tasks.notices_pass",
-            "schedule": NOTICE_PASS_SECONDS,
-            "options": {"expires": NOTICE_PASS_SECONDS},
-        },
-    }
-)
 # E-mail (Django's settings, from the environment). Without EMAIL_HOST, EMAIL_BACKEND decides
 # (default: SMTP on localhost:25, through Django's SMTP backend with one time limit for a whole
-# send when the outbox sets one: config/outbound_mail.py); `manage.py demo` writes mails to
+# send when the outbox sets one: outbound/mail.py); `manage.py demo` writes mails to
 # var/mail/ (file backend). EMAIL_TIMEOUT is Django's: per socket operation.
-EMAIL_BACKEND = env("EMAIL_BACKEND", default="config.outbound_mail.EmailBackend")
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="outbound.mail.EmailBackend")
 EMAIL_HOST = env("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
@@ -624,59 +558,20 @@ RULES_DISABLED = env.list("RULES_DISABLED", default=[])
 # too (its worker died), so no dry run shows "running" for ever.
 RULES_DRY_RUN_WAIT_SECONDS = env.float("RULES_DRY_RUN_WAIT_SECONDS", default=120.0)
 RULES_DRY_RUN_MARGIN_SECONDS = env.float("RULES_DRY_RUN_MARGIN_SECONDS", default=30.0)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "run-due-rules": {
-            "task": "notifications.rules.tasks.run_due_rules",
-            "schedule": RULES_TICK_SECONDS,
-            # Ticks queued while no worker ran are dropped: the next tick finds what is due.
-            "options": {"expires": RULES_TICK_SECONDS},
-        },
-    }
-)
 # --- Orphan sweeps ----------------------------------------------------------------------
 # Nothing is left behind forever: data of deleted warehouses, users, rules and chats is removed
 # when they are deleted (Celery tasks queued on commit) and, as a backstop, by sweeps that walk
 # the keyspace with SCAN, this many keys per call (also the most keys removed per call).
 ORPHAN_SWEEP_SECONDS = env.float("ORPHAN_SWEEP_SECONDS", default=3600.0)
 ORPHAN_SWEEP_BATCH = env.int("ORPHAN_SWEEP_BATCH", default=500)
-CELERY_BEAT_SCHEDULE.update(
-    {
-        "sweep-notification-orphans": {
-            "task": "notifications.tasks.sweep_notification_orphans",
-            "schedule": ORPHAN_SWEEP_SECONDS,
-            "options": {"expires": ORPHAN_SWEEP_SECONDS},
-        },
-        "sweep-chat-orphans": {
-            "task": "messaging.tasks.sweep_chat_orphans",
-            "schedule": ORPHAN_SWEEP_SECONDS,
-            "options": {"expires": ORPHAN_SWEEP_SECONDS},
-        },
-    }
-)
 # `manage.py demo` sets this: a pick wave every so often lowers demo bin stock (demo only).
 WMS_DEMO_PICK_WAVES = env.bool("WMS_DEMO_PICK_WAVES", default=False)
-if WMS_DEMO_PICK_WAVES:
-    CELERY_BEAT_SCHEDULE.update(
-        {
-            "demo-pick-wave": {
-                "task": "inventory.tasks.demo_pick_wave",
-                "schedule": env.float("WMS_DEMO_PICK_WAVE_SECONDS", default=20.0),
-                "options": {"expires": 20.0},
-            },
-        }
-    )
+WMS_DEMO_PICK_WAVE_SECONDS = env.float("WMS_DEMO_PICK_WAVE_SECONDS", default=20.0)
 
 # The demo's Replenishment role works Day and Night shifts in each warehouse. So that a
 # newcomer sees a handover within minutes, `manage.py demo` moves the change of shift to this
 # many minutes after it starts (0: the fixed times, 06:00 and 18:00 local).
 WMS_DEMO_SHIFT_CHANGE_MINUTES = env.int("WMS_DEMO_SHIFT_CHANGE_MINUTES", default=3)
-
-# Two beats started by mistake must not run a sweep or the rules twice: every entry's messages
-# carry their interval and the task class claims each tick in Redis first (config/beat.py).
-# Keep this after the last CELERY_BEAT_SCHEDULE entry. Apps add their own entries from their
-# AppConfig.ready() with config.beat_schedule.register (marked the same way).
-CELERY_BEAT_SCHEDULE = once_per_tick(CELERY_BEAT_SCHEDULE)
 
 # --- Delivery objective (SPEC 16) --------------------------------------------------------
 # Beat publishes a canary to every active warehouse this often (0: no canaries), at most

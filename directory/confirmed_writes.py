@@ -21,12 +21,14 @@ the script is given nothing to confirm.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
+
+from config.lua_compose import Prelude, passed_value, register
 
 from . import cache
 from .keys import version_key
@@ -35,6 +37,16 @@ from .keys import version_key
 MOVED = -2
 
 T = TypeVar("T")
+
+
+def _take_version(script: str, passed: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """The version key and the version to confirm, passed as `version=` (`check` below)."""
+    key, held = passed_value(script, passed, "version", "the directory's version")
+    return [key], [held]
+
+
+# The prelude a confirmed write's script takes: it takes off the script's last KEY and ARGV.
+PRELUDE = register(Prelude.beside(__file__, "version_check", keys=1, args=1, take=_take_version))
 
 
 def check(same_slot_key: str) -> tuple[str, str]:

@@ -7,3 +7,17 @@ from django.utils.translation import gettext_lazy as _
 class InventoryConfig(AppConfig):
     name = "inventory"
     verbose_name = _("Inventory (demo business tables)")
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from config import beat_schedule
+
+        # `manage.py demo` turns pick waves on: they lower demo bin stock every so often.
+        if settings.WMS_DEMO_PICK_WAVES:
+            beat_schedule.register(
+                "demo-pick-wave",
+                task="inventory.tasks.demo_pick_wave",
+                seconds=settings.WMS_DEMO_PICK_WAVE_SECONDS,
+                expires=20.0,
+            )

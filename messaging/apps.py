@@ -9,7 +9,9 @@ class MessagingConfig(AppConfig):
     verbose_name = _("Chat")
 
     def ready(self) -> None:
-        from config import orphans
+        from django.conf import settings
+
+        from config import beat_schedule, orphans
 
         from . import (
             cleanup,
@@ -17,3 +19,19 @@ class MessagingConfig(AppConfig):
         )
 
         orphans.add_sweep("Chats", cleanup.sweep_orphans)  # manage.py sweep_orphans runs it
+        # Retention (old messages, idle chats) and the orphan sweep's backstop.
+        for name, task in (
+            ("purge-old-chat-messages", "purge_old_chat_messages"),
+            ("drop-idle-chats", "drop_idle_chats"),
+        ):
+            beat_schedule.register(
+                name,
+                task=f"messaging.tasks.{task}",
+                seconds=settings.CHAT_SWEEP_SECONDS,
+                expires=False,
+            )
+        beat_schedule.register(
+            "sweep-chat-orphans",
+            task="messaging.tasks.sweep_chat_orphans",
+            seconds=settings.ORPHAN_SWEEP_SECONDS,
+        )

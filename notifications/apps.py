@@ -7,7 +7,9 @@ class NotificationsConfig(AppConfig):
     verbose_name = _("Notifications")
 
     def ready(self) -> None:
-        from config import orphans
+        from django.conf import settings
+
+        from config import beat_schedule, orphans
         from config.metrics import LIVE_COLLECTORS
 
         from . import (
@@ -18,3 +20,25 @@ class NotificationsConfig(AppConfig):
 
         LIVE_COLLECTORS.append(ExpiredUnswept())
         orphans.add_sweep("Notifications", cleanup.sweep_orphans)
+
+        beat_schedule.register(
+            "expire-notifications",
+            task="notifications.tasks.expire_notifications",
+            seconds=settings.NOTIFICATION_SWEEP_SECONDS,
+            expires=False,
+        )
+        # Escalation, snooze wake-ups (SPEC 7, 13) and the orphan sweep: a tick queued while
+        # no worker ran is dropped, the next one finds what is due. Entry "a-b" runs task a_b.
+        for task, seconds in (
+            ("escalate_notifications", settings.NOTIFICATION_ESCALATION_SECONDS),
+            ("wake_snoozed_notifications", settings.NOTIFICATION_SNOOZE_WAKE_SECONDS),
+            ("sweep_notification_orphans", settings.ORPHAN_SWEEP_SECONDS),
+        ):
+            name, task_name = task.replace("_", "-"), f"notifications.tasks.{task}"
+            beat_schedule.register(name, task=task_name, seconds=seconds)
+        # Which rules are due (each rule's own interval decides whether it runs).
+        beat_schedule.register(
+            "run-due-rules",
+            task="notifications.rules.tasks.run_due_rules",
+            seconds=settings.RULES_TICK_SECONDS,
+        )

@@ -43,8 +43,6 @@ from .domain import Actor, InboxItem, Notification
 if TYPE_CHECKING:
     from config.users import User
 
-    from .reports import ShiftReportRow
-
 logger = logging.getLogger(__name__)
 
 
@@ -130,6 +128,28 @@ class NoShifts:
         self, *, user: User, warehouse_id: int, at: dt.datetime
     ) -> dt.datetime | None:
         return None
+
+
+@dataclass(frozen=True)
+class ShiftReportRow:
+    """One shift (by warehouse, role and name) over the period: how many runs ended, how many
+    handovers were accepted, and the sums of their counts. `time_to_claim_median` is the
+    median over the runs of each run's median time to claim (seconds), None without one.
+    Made by the shifts feature (`shift_report` below); the alert report
+    (notifications/reports.py) lists them."""
+
+    warehouse_id: int
+    warehouse_code: str
+    role: str
+    shift_name: str
+    runs: int
+    accepted: int
+    open_at_end: int
+    claimed_off_shift: int
+    released: int
+    escalated: int
+    resolved: int
+    time_to_claim_median: float | None
 
 
 class ShiftReport(Protocol):

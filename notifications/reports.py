@@ -14,6 +14,7 @@ from config import timestamps
 from subscriptions.models import MessageType, Warehouse
 
 from . import hooks, lifecycle_store
+from .hooks import ShiftReportRow
 from .store import report_day
 
 
@@ -51,27 +52,6 @@ class ReportRow:
     escalated: int
     time_to_claim: Spread | None
     time_to_resolve: Spread | None
-
-
-@dataclass(frozen=True)
-class ShiftReportRow:
-    """One shift (by warehouse, role and name) over the period: how many runs ended, how many
-    handovers were accepted, and the sums of their counts. `time_to_claim_median` is the
-    median over the runs of each run's median time to claim (seconds), None without one.
-    Made by the shifts feature (hooks.shift_report)."""
-
-    warehouse_id: int
-    warehouse_code: str
-    role: str
-    shift_name: str
-    runs: int
-    accepted: int
-    open_at_end: int
-    claimed_off_shift: int
-    released: int
-    escalated: int
-    resolved: int
-    time_to_claim_median: float | None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
   next pass).
 - `deliver` (the task): takes the message with a lease (`sending`, attempts + 1) in one
   conditional UPDATE, so of two workers one sends; calls its kind's handler outside any
-  transaction and within three quarters of the lease (config/deadline.py: e-mail and webhooks
+  transaction and within three quarters of the lease (outbound/deadline.py: e-mail and webhooks
   are cut off there), so no attempt outlives its lease; stores the outcome only while it still
   holds that attempt (a worker that took over after the lease ran out wins); a final outcome
   is then settled by the feature.
@@ -32,13 +32,14 @@ import time
 import uuid
 from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 
-from config import deadline
+from outbound import deadline
 
 from . import handlers, metrics
 from .handlers import Delivery, Outcome
@@ -87,14 +88,21 @@ def _in(seconds: float) -> CombinedExpression:
 def queue(message_id: uuid.UUID | str, *, countdown: float = 0) -> None:
     """Queue the task that sends it (no retries of the queueing: the next pass finds it, as it
     is no longer marked queued)."""
-    from .tasks import deliver
-
     try:
-        deliver.apply_async((str(message_id),), countdown=countdown, retry=False)
+        deliver_task.apply_async((str(message_id),), countdown=countdown, retry=False)
     except Exception as exc:  # the broker's errors vary: kombu, redis, OS
         metrics.QUEUE_ERRORS.inc()
         logger.warning("Could not queue outbox message %s: %s", message_id, exc)
         OutboxMessage.objects.filter(pk=message_id).update(queued_until=None)
+
+
+# The task that sends a message, declared here beside the code that queues it (a retry queues
+# it again) under the tasks module's name, which lists it: so services and tasks import one way
+# only. Its own queue (OUTBOX_QUEUE): a slow receiver never holds up sweeps and rules.
+@shared_task(name="outbox.tasks.deliver", ignore_result=True, queue=settings.OUTBOX_QUEUE)
+def deliver_task(message_id: str) -> str:
+    """One attempt at an outbox message."""
+    return deliver(message_id)
 
 
 def _take(message_id: str) -> OutboxMessage | None:

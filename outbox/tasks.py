@@ -4,15 +4,13 @@ beat's pass and purge (on the default queue; their entries: outbox/apps.py)."""
 from __future__ import annotations
 
 from celery import shared_task
-from django.conf import settings
 
 from . import services
+from .services import deliver_task as deliver
 
-
-@shared_task(ignore_result=True, queue=settings.OUTBOX_QUEUE)
-def deliver(message_id: str) -> str:
-    """One attempt at an outbox message."""
-    return services.deliver(message_id)
+# `deliver` is declared in services.py, beside the code that queues it (a retry queues it
+# again), under this module's name: so services and tasks import one way only.
+__all__ = ["deliver", "pass_outbox", "purge_outbox"]
 
 
 @shared_task(ignore_result=True)

@@ -1,5 +1,5 @@
 """The SSRF guard of Web Push: the server posts only to `https://` endpoints on the allowed push
-services (the rules are config/allowed_hosts.py's, shared with alert actions' webhooks).
+services (the rules are outbound/hosts.py's, shared with alert actions' webhooks).
 
 A subscription's endpoint comes from the browser, that is from a user: without this check a
 user could make the server post to any address it can reach (an intranet service, the cloud
@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-from config.allowed_hosts import AllowedHost, Reason, URLRefused, check_url, parse_entry
+from outbound.hosts import AllowedHost, Reason, URLRefused, check_url, parse_entry
 
 from .models import ENDPOINT_MAX_LENGTH
 

@@ -1,5 +1,5 @@
 """The HTTPS client that posts to push services (pywebpush uses it): the shared outbound
-session of config/outbound_http.py, with the push settings' time limit and answer cap."""
+session of outbound/http.py, with the push settings' time limit and answer cap."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 
 from django.conf import settings
 
-from config.outbound_http import OutboundSession, system_ca
+from outbound.http import OutboundSession, system_ca
 
 __all__ = ["PushSession", "system_ca"]
 
 
 class PushSession(OutboundSession):
-    """requests as pywebpush uses it (config.outbound_http.OutboundSession): every push
+    """requests as pywebpush uses it (outbound.http.OutboundSession): every push
     request ends within WEB_PUSH_TIMEOUT_SECONDS, whatever pywebpush asks for, and reads at
     most WEB_PUSH_MAX_RESPONSE_BYTES of the answer (both read at each request)."""
 

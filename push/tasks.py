@@ -17,8 +17,12 @@ from .payload import Alert
 
 logger = logging.getLogger(__name__)
 
+# Pushes wait on the browsers' push services: on a queue of their own, so a slow one never
+# delays an escalation or a handover (config/queues.py finds it; `-Q push`).
+PUSH_QUEUE = "push"
 
-@shared_task(ignore_result=True)
+
+@shared_task(ignore_result=True, queue=PUSH_QUEUE)
 def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     """Queued after an alert reached these inboxes: post it to every push subscription, for
     its warehouse, of the users the inboxes stand for (role members resolved now). Each
@@ -53,7 +57,7 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
     return counts
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, queue=PUSH_QUEUE)
 def push_retry(subscription_id: int, alert: dict[str, Any], retry: int) -> str:
     """Retry number `retry` (from 1) of one browser's push."""
     subscription = PushSubscription.objects.filter(pk=subscription_id).first()

@@ -1,13 +1,13 @@
 """The alert report's "per shift" part (SPEC 7 and 13): what each shift handed over, from the
 handovers of the report's days (the database; nothing read from Redis). The rows are the
-report's (notifications.reports.ShiftReportRow); apps.py hands `shift_report` to the core."""
+report's (notifications.hooks.ShiftReportRow); apps.py hands `shift_report` to the core."""
 
 from __future__ import annotations
 
 import datetime as dt
 import statistics
 
-from notifications.reports import ShiftReportRow
+from notifications.hooks import ShiftReportRow
 
 from .models import Handover
 

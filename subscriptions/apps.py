@@ -7,6 +7,9 @@ class SubscriptionsConfig(AppConfig):
     verbose_name = _("Subscriptions")
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        from config import beat_schedule
         from config import health as config_health
 
         from . import (
@@ -15,3 +18,9 @@ class SubscriptionsConfig(AppConfig):
         )
 
         config_health.add_degraded_check("mirror", health.mirror)
+        beat_schedule.register(
+            "reconcile-subscriptions",
+            task="subscriptions.tasks.reconcile_subscriptions",
+            seconds=settings.SUBSCRIPTION_RECONCILE_SECONDS,
+            expires=False,
+        )

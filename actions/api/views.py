@@ -12,7 +12,7 @@ from config import idempotency
 from config.users import signed_in
 from notifications.api import serializers as ns
 
-from .. import services
+from .. import selectors, services
 from . import serializers as s
 
 
@@ -53,7 +53,7 @@ class PressView(APIView):
             return response
         if pressed.run is None:  # only a replay has no run of its own
             raise RuntimeError("a press answered neither a run nor a replay")
-        answer = {"run": services.run_dict(pressed.run)}
+        answer = {"run": s.run_dict(pressed.run)}
         return Response(
             answer, status=status.HTTP_202_ACCEPTED if pressed.created else status.HTTP_200_OK
         )
@@ -67,7 +67,7 @@ class RunsView(APIView):
     )
     def get(self, request: Request, notification_id: str) -> Response:
         warehouse = ns.warehouse_from_query(request.query_params)
-        runs = services.runs_of(
+        runs = selectors.runs_of(
             user=signed_in(request), warehouse_id=warehouse.pk, notification_id=str(notification_id)
         )
-        return Response({"results": [services.run_dict(run) for run in runs]})
+        return Response({"results": [s.run_dict(run) for run in runs]})

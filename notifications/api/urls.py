@@ -14,20 +14,14 @@ urlpatterns = [
         views.SnoozeView.as_view(),
         name="notification-snooze",
     ),
-    path(
-        "notifications/<str:notification_id>/claim/",
-        views.ClaimView.as_view(),
-        name="notification-claim",
-    ),
-    path(
-        "notifications/<str:notification_id>/release/",
-        views.ReleaseView.as_view(),
-        name="notification-release",
-    ),
-    path(
-        "notifications/<str:notification_id>/resolve/",
-        views.ResolveView.as_view(),
-        name="notification-resolve",
+    # Claim, release, resolve: one view, one path each.
+    *(
+        path(
+            f"notifications/<str:notification_id>/{action}/",
+            view.as_view(),
+            name=f"notification-{action}",
+        )
+        for action, view in views.LIFECYCLE_VIEWS.items()
     ),
     path("reports/alerts/", views.AlertReportView.as_view(), name="alert-report"),
     path(

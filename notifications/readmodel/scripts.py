@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from config.lua_compose import Composed
+from directory import confirmed_writes  # noqa: F401  (registers the "version_check" prelude)
 
 
 def _script(name: str, *preludes: str, replicated: bool = False) -> Composed:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
@@ -222,9 +223,23 @@ def _finish(dry_run: SqlRuleDryRun, run: RuleRun) -> None:
             )
 
 
-def _enqueue(dry_run_id: int, timeout_seconds: float) -> None:
-    from .tasks import dry_run_sql_rule
+# Dry runs wait for the query (up to RULES_SQL_TIMEOUT_SECONDS each): on their own queue, a
+# worker that consumes only it (Procfile.production) keeps them from delaying the scheduled
+# passes on the default queue. A worker must consume it: `celery -A config worker -Q celery,rules`.
+RULES_QUEUE = "rules"
 
+
+# Declared here, beside the code that queues it, under the tasks module's name (which lists
+# it): so dry_runs and tasks import one way only.
+@shared_task(name="notifications.rules.tasks.dry_run_sql_rule", queue=RULES_QUEUE)
+def dry_run_sql_rule(dry_run_id: int) -> str:
+    """Run a dry run asked for in the admin and record its result (SPEC 10: never in a web
+    process). A dry run already taken, or failed as overdue, is left alone."""
+    dry_run = dry_run_perform(dry_run_id=dry_run_id)
+    return "not pending" if dry_run is None else dry_run.status
+
+
+def _enqueue(dry_run_id: int, timeout_seconds: float) -> None:
     try:
         dry_run_sql_rule.apply_async(
             args=(dry_run_id,),

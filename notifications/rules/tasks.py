@@ -7,15 +7,15 @@ import logging
 
 from celery import shared_task
 
-from . import dry_runs, runner, sources
+from . import runner, sources
+from .dry_runs import RULES_QUEUE, dry_run_sql_rule
 from .models import SqlRule
 
 logger = logging.getLogger(__name__)
 
-# Dry runs wait for the query (up to RULES_SQL_TIMEOUT_SECONDS each): on their own queue, a
-# worker that consumes only it (Procfile.production) keeps them from delaying the scheduled
-# passes on the default queue. A worker must consume it: `celery -A config worker -Q celery,rules`.
-RULES_QUEUE = "rules"
+# The dry run's task is declared in dry_runs.py, beside the code that queues it, under this
+# module's name (so the two modules import one way only); it is listed here with the others.
+__all__ = ["RULES_QUEUE", "dry_run_sql_rule", "run_due_rules", "run_sql_rules_now"]
 
 
 @shared_task
@@ -32,14 +32,6 @@ def run_due_rules() -> dict[str, int]:
         "failed_rules": sum(1 for run in runs if run.error),
         "failed_alerts": sum(run.failed for run in runs),
     }
-
-
-@shared_task(queue=RULES_QUEUE)
-def dry_run_sql_rule(dry_run_id: int) -> str:
-    """Run a dry run asked for in the admin and record its result (SPEC 10: never in a web
-    process). A dry run already taken, or failed as overdue, is left alone."""
-    dry_run = dry_runs.dry_run_perform(dry_run_id=dry_run_id)
-    return "not pending" if dry_run is None else dry_run.status
 
 
 @shared_task(queue=RULES_QUEUE)

@@ -43,7 +43,7 @@ def smtp(settings) -> Iterator[Mailbox]:
     port = embedded_redis.free_port()
     controller = Controller(mailbox, hostname="127.0.0.1", port=port)
     controller.start()
-    settings.EMAIL_BACKEND = "config.outbound_mail.EmailBackend"
+    settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
     settings.DEFAULT_FROM_EMAIL = "wms@example.com"
     try:
@@ -182,7 +182,7 @@ def test_an_email_server_that_refuses_is_tried_again(
     rep_notice.save()
     make_user("sam", supervisors, email="sam@example.com")
     send()
-    settings.EMAIL_BACKEND = "config.outbound_mail.EmailBackend"
+    settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", embedded_redis.free_port()
     followups.pass_all(at_ms=NOON + 300 * S)
     [message] = OutboxMessage.objects.filter(kind="email")

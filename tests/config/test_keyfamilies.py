@@ -1,75 +1,116 @@
 """The one registry of key families (config/keyfamilies.py): every key an app builds is of
 exactly one family, and every family is built somewhere. (The docs' key table is checked by
-tests/docs/test_key_table.py.)"""
+tests/docs/test_key_table.py.)
+
+The builders are not listed by hand: every function of every app's `keys` module that returns
+a `str` is called with sample arguments chosen by its parameters' names (every sample of each,
+so both kinds of inbox, both scopes and both metrics are built), and so is the core's. A new
+builder is checked the day it is written; one with a parameter of a new name fails below until
+it has samples; a name-building function that makes no key (a pattern, a channel, a prefix) is
+named in NOT_KEYS."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import itertools
+from collections.abc import Callable, Iterator
+
+from django.apps import apps
 from django.conf import settings
 
 from config import beat, keyfamilies, queues
-from delivery import keys as delivery_keys
-from directory import keys as directory_keys
 from messaging import keys as chat_keys
 from notifications import keys
-from subscriptions import keys as subscription_keys
+
+# Sample values of each parameter name a key builder takes.
+SAMPLES: dict[str, tuple[object, ...]] = {
+    "warehouse_id": (7,),
+    "message_type_id": (3,),
+    "user_id": (31,),
+    "subscriber": ("u:31", "r:42"),
+    "scope": ("u:31", "python"),
+    "key": ("retry-1",),
+    "day": (20_000,),
+    "metric": ("claim", "resolve"),
+    "rule_id": ("sql:5", "py:negative_stock"),
+    "chat_id": (chat_keys.direct_chat_id(31, 42), "g-0123456789abcdef"),
+    "session_key": ("0123456789abcdefghijklmnopqrstuv",),
+    "task_name": ("notifications.expire",),
+    "queue": ("outbox",),
+}
+
+# Functions of the keys modules that return a name which is not a key: SCAN and PSUBSCRIBE
+# patterns, pub/sub channels, the prefixes keys are built on, ids, and push's VAPID keys.
+NOT_KEYS = {
+    "messaging.keys": {
+        "direct_chat_id",
+        "chat_prefix",
+        "events_channel",
+        "events_channel_pattern",
+        "user_prefix",
+        "every_chat_pattern",
+        "every_user_pattern",
+    },
+    "notifications.keys": {
+        "events_channel_pattern",
+        "every_warehouse_pattern",
+        "warehouse_pattern",
+    },
+    "subscriptions.keys": {"warehouse_prefix"},
+    "push.keys": {"b64url"},  # push.keys holds the VAPID key pair, not Redis keys
+}
+
+# The core's own key builders (config/ has no keys module).
+CORE_BUILDERS: tuple[Callable[..., str], ...] = (beat.tick_key, queues.consumer_key)
+
+
+def key_builders() -> Iterator[Callable[..., str]]:
+    """Every function returning `str` of every installed app's `keys` module (bar NOT_KEYS),
+    then the core's."""
+    for config in apps.get_app_configs():
+        try:
+            module = importlib.import_module(f"{config.name}.keys")
+        except ModuleNotFoundError:
+            continue
+        skipped = NOT_KEYS.get(module.__name__, set())
+        for name, function in vars(module).items():
+            if (
+                inspect.isfunction(function)
+                and function.__module__ == module.__name__
+                and not name.startswith("_")
+                and name not in skipped
+                and inspect.signature(function).return_annotation in ("str", str)
+            ):
+                yield function
+    yield from CORE_BUILDERS
 
 
 def built_keys() -> list[str]:
-    """A key of every name-building function of every app."""
-    w, user, role, chat = 7, 31, 42, chat_keys.direct_chat_id(31, 42)
-    return [
-        subscription_keys.subscribers(w, 3),
-        subscription_keys.subscribers_token(w, 3),
-        subscription_keys.subscribers_version(w, 3),
-        keys.sequence(w),
-        keys.inbox(w, f"u:{user}"),
-        keys.inbox(w, f"r:{role}"),
-        keys.contents(w),
-        keys.ids(w),
-        keys.routes(w),
-        keys.expiry(w),
-        keys.idempotency(w, f"u:{user}", "retry-1"),
-        keys.idempotency(w, "python", "retry-2"),
-        keys.idempotency_binding(f"u:{user}", "retry-1"),
-        keys.idempotency_binding("python", "retry-2"),
-        keys.flags(w),
-        keys.states(w),
-        keys.changes(w),
-        keys.history(w),
-        keys.escalations(w),
-        keys.reminders(w),
-        keys.report_counts(w, 20_000),
-        keys.report_durations(w, 20_000, "claim"),
-        keys.report_durations(w, 20_000, "resolve"),
-        keys.classes(w),
-        keys.places(w),
-        keys.open_index(w),
-        keys.users(w),
-        keys.reads(w),
-        keys.snoozes(w),
-        keys.rule_alerts(w, "sql:5"),
-        keys.rule_sent(w, "py:negative_stock"),
-        keys.rule_lock("sql:5"),
-        keys.rule_last_runs(),
-        chat_keys.meta(chat),
-        chat_keys.members(chat),
-        chat_keys.joined(chat),
-        chat_keys.messages(chat),
-        chat_keys.sequence(chat),
-        chat_keys.idempotency(chat, user, "retry-1"),
-        chat_keys.user_chats(user),
-        chat_keys.contacts(user),
-        chat_keys.activity(),
-        beat.tick_key("notifications.expire"),
-        queues.consumer_key("outbox"),
-        subscription_keys.mirror_rebuilding(),
-        directory_keys.version_key(),
-        directory_keys.session("0123456789abcdefghijklmnopqrstuv"),
-        delivery_keys.sent(w),
-        delivery_keys.arrived(w),
-        delivery_keys.stream_servers(),
-        delivery_keys.checked(),
-    ]
+    """A key of every key builder, with every combination of its parameters' samples."""
+    found = []
+    for builder in key_builders():
+        names = list(inspect.signature(builder).parameters)
+        missing = [name for name in names if name not in SAMPLES]
+        assert not missing, f"{builder.__module__}.{builder.__name__}: no SAMPLES for {missing}"
+        for values in itertools.product(*(SAMPLES[name] for name in names)):
+            found.append(builder(**dict(zip(names, values, strict=True))))
+    return found
+
+
+def test_the_builders_are_found_not_listed():
+    """The discovery finds what the hand list used to name (and more as apps add them)."""
+    names = {f"{b.__module__}.{b.__name__}" for b in key_builders()}
+    assert {
+        "notifications.keys.inbox",
+        "notifications.keys.rule_lock",
+        "messaging.keys.idempotency",
+        "subscriptions.keys.mirror_rebuilding",
+        "directory.keys.session",
+        "delivery.keys.checked",
+        "config.beat.tick_key",
+    } <= names
+    assert len(built_keys()) >= 52
 
 
 def test_every_key_built_is_of_exactly_one_family():

@@ -123,8 +123,10 @@ def test_the_client_keeps_at_most_the_cap_of_an_answer(push_service, settings):
 
 
 def route(task: str) -> str:
-    """The queue Celery sends the task to (CELERY_TASK_ROUTES)."""
-    return app.amqp.router.route({}, task)["queue"].name
+    """The queue Celery sends the task to (its route, else the queue its task declares)."""
+    from config.queues import queue_of
+
+    return queue_of(app, task)
 
 
 def test_pushes_have_their_own_queue_and_the_scheduled_passes_the_default_one(settings):

@@ -1,5 +1,5 @@
 """The e-mail backend the server sends with: Django's SMTP backend, with one time limit for a
-whole send when a deadline is set (config/deadline.py; the outbox sets one per attempt).
+whole send when a deadline is set (outbound/deadline.py; the outbox sets one per attempt).
 
 Django's EMAIL_TIMEOUT limits each socket operation, so a server that answers every command a
 little slower than the last, or many recipients slowly, can make one send last for minutes,
@@ -21,7 +21,7 @@ from typing import Any
 from django.core.mail import EmailMessage
 from django.core.mail.backends.smtp import EmailBackend as DjangoSMTPBackend
 
-from config import deadline
+from outbound import deadline
 
 
 class TimeLimitPassed(smtplib.SMTPServerDisconnected):

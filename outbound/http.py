@@ -16,7 +16,7 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.util.ssl_ import create_urllib3_context
 
-from config import deadline
+from outbound import deadline
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class _DeadlineSocket(ssl.SSLSocket):
 
     A socket timeout starts again at every read, so a server sending one byte a second could
     hold a request for as long as it liked; here the time left shrinks with each call. Posts
-    go to `https://` only (config/allowed_hosts.py), so every byte after the TCP connect,
+    go to `https://` only (outbound/hosts.py), so every byte after the TCP connect,
     which has its own timeout, passes through this class.
     """
 
@@ -108,9 +108,9 @@ class OutboundSession(requests.Session):
       one, and REQUESTS_CA_BUNDLE (read at each request, as requests does) replaces it, so a
       deployment or a test can trust its own service;
     - redirects are not followed: the allowed host answers, and nothing it points to (the
-      SSRF guard, config/allowed_hosts.py, checked the host);
+      SSRF guard, outbound/hosts.py, checked the host);
     - the time limit (`time_limit`: the caller's `timeout`, or less when the deadline of the
-      work in hand, config/deadline.py, comes first) covers the whole request (connect,
+      work in hand, outbound/deadline.py, comes first) covers the whole request (connect,
       TLS handshake, send, the answer's status, headers and body), not each read; when it
       passes before the status has come, the request fails with requests' timeout error, as
       one that got no answer;

@@ -1,5 +1,5 @@
 """When the work in hand must be over: a deadline that the code which starts some work sets,
-and the outbound clients under it keep (config/outbound_mail.py, config/outbound_http.py).
+and the outbound clients under it keep (outbound/mail.py, outbound/http.py).
 
 The outbox sets one for each attempt, shorter than the attempt's lease, so that no send
 outlives the lease and is taken over by another worker while it still goes on. The deadline
