@@ -331,6 +331,11 @@ NOTIFICATION_TITLE_MAX_LENGTH = env.int("NOTIFICATION_TITLE_MAX_LENGTH", default
 NOTIFICATION_BODY_MAX_LENGTH = env.int("NOTIFICATION_BODY_MAX_LENGTH", default=4000)
 NOTIFICATION_DATA_MAX_BYTES = env.int("NOTIFICATION_DATA_MAX_BYTES", default=8 * 1024)
 NOTIFICATION_MAX_TTL_SECONDS = env.int("NOTIFICATION_MAX_TTL_SECONDS", default=90 * 24 * 3600)
+# A key that made more than FLAP_MAX alerts (of one type, in one warehouse) within
+# FLAP_WINDOW_SECONDS flaps: its next raises fold quietly into its latest alert (SPEC 17).
+# 0: nothing flaps.
+FLAP_MAX = env.int("FLAP_MAX", default=3)
+FLAP_WINDOW_SECONDS = env.int("FLAP_WINDOW_SECONDS", default=900)
 # Without a cursor, a poll looks back this far.
 NOTIFICATION_LOOKBACK_SECONDS = env.int("NOTIFICATION_LOOKBACK_SECONDS", default=3 * 24 * 3600)
 NOTIFICATION_PAGE_MAX = 200

@@ -46,6 +46,10 @@ class Event(StrEnum):
     ACTION_FAILED = "action_failed"
     REMINDED = "reminded"
     EMAILED = "emailed"
+    # SPEC 17: a flapping key raised it again quietly; a claim held too long without progress
+    # was let go by the system.
+    FLAPPING = "flapping"
+    CLAIM_EXPIRED = "claim_expired"
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,7 @@ class Lifecycle:
     resolved_at_ms: int | None = None
     escalated_at_ms: int | None = None
     occurrences: int = 1
+    flapping: bool = False  # its key flapped: raised again quietly at least once (SPEC 17)
 
     @classmethod
     def initial(cls, notification: Notification) -> Lifecycle:
@@ -200,6 +205,7 @@ class Lifecycle:
             resolved_at_ms=ms("resolved_at"),
             escalated_at_ms=ms("escalated_at"),
             occurrences=int(value.get("occurrences") or 1),
+            flapping=bool(value.get("flapping")),
         )
 
 
@@ -312,6 +318,9 @@ class PublishResult:
     # True when an Idempotency-Key found this publish made before: nothing was delivered
     # again, and this is the first one's result (without its subscribers).
     replayed: bool = False
+    # True when its key flaps (SPEC 17): no new notification; the latest one of the key (`id`,
+    # in `recipients` inboxes) was raised again quietly, and nobody was notified.
+    flapping: bool = False
 
     @property
     def created_at(self) -> datetime:

@@ -122,6 +122,21 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
+def report_alert_keys(warehouse_id: int, day: int, type_code: str) -> str:
+    """Sorted set alert key -> how many times it raised (new or flapping, SPEC 17) of one
+    message type on one UTC day: the noise report's keys that raised most. Same expiry as the
+    report's counts."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:keys:{type_code}"
+
+
+def flaps(warehouse_id: int) -> str:
+    """Hash "<type code>|<alert key>" -> "<latest id> <last raise ms> <flapping 0/1> <ms> ...":
+    the latest alert a key made, when it last raised, whether it flaps, and when it made each
+    new alert within FLAP_WINDOW_SECONDS (SPEC 17; lua/publish.lua). Expires a window after
+    its last write: by then every field is stale anyway."""
+    return f"{warehouse_prefix(warehouse_id)}:flaps"
+
+
 # --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---
 # A notification's "class" is the set of inboxes it is in (its route): every notification of a
 # class is seen by the same users, so counting per class counts each notification once however

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from config import idempotency
@@ -135,6 +136,7 @@ def deliver(
         subscribers=subscribers,
         token=token,
         now_ms=notification.created_at_ms,
+        type_code=notification.message_type,
         args=[
             notification.id,
             notification.to_json(),
@@ -144,6 +146,9 @@ def deliver(
             notification.message_type,
             report_retention_ms(),
             route,
+            notification.key or "",
+            settings.FLAP_MAX,
+            settings.FLAP_WINDOW_SECONDS * 1000,
         ],
         version=confirmed_writes.check(keys.sequence(warehouse_id)),
         guard=guard,

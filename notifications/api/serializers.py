@@ -254,6 +254,10 @@ class NotificationOutput(serializers.Serializer):
     escalated_at = serializers.SerializerMethodField()
     key = serializers.CharField(source="notification.key", allow_null=True)
     occurrences = serializers.IntegerField(source="lifecycle.occurrences")
+    flapping = serializers.BooleanField(
+        source="lifecycle.flapping",
+        help_text="Its key flapped (SPEC 17): raised again quietly, without notifying anyone.",
+    )
     snoozed_until = serializers.SerializerMethodField(
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
@@ -344,6 +348,7 @@ def notification_dict(
         )
     answer["key"] = None if n.key is None else str(n.key)
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
+    answer["flapping"] = False if life is None else bool(life.flapping)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
     answer["actions"] = hooks.actions.fit(
         hooks.actions.of(n.message_type) if actions is None else actions, n.data

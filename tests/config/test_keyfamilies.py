@@ -41,6 +41,8 @@ def built_keys() -> list[str]:
         keys.report_counts(w, 20_000),
         keys.report_durations(w, 20_000, "claim"),
         keys.report_durations(w, 20_000, "resolve"),
+        keys.report_alert_keys(w, 20_000, "REP_NOTICE"),
+        keys.flaps(w),
         keys.classes(w),
         keys.places(w),
         keys.open_index(w),
