@@ -176,6 +176,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"actions/followups.py (schedules), {_RM}remind.lua",
     ),
     KeyFamily(
+        f"{W}:claims",
+        "sorted set",
+        "notification id → ms when its claim expires unless an action ran since (types with `claim_timeout_seconds`); Celery beat pops the due ones by score, in batches",
+        f"notifications/claims.py (schedules), {_RM}expire_claims.lua",
+    ),
+    KeyFamily(
         f"{W}:report:<day>",
         "hash",
         "`<type code>\\|<event>` → count of that UTC day (days since the epoch); expires after `ALERT_REPORT_RETENTION_DAYS`",

@@ -526,6 +526,11 @@ ALERT_ACTION_MAX_ATTEMPTS = env.int("ALERT_ACTION_MAX_ATTEMPTS", default=5)
 # per Redis call and BATCHES calls per warehouse per tick (the rest wait for the next tick).
 ALERT_REMINDER_SECONDS = env.float("ALERT_REMINDER_SECONDS", default=10.0)
 ALERT_REMINDER_BATCH = env.int("ALERT_REMINDER_BATCH", default=100)
+# Claims that expire (SPEC 17): how often beat lets go of claims held too long with no progress,
+# entries per Redis call, calls per warehouse per tick.
+CLAIM_EXPIRY_SECONDS = env.float("CLAIM_EXPIRY_SECONDS", default=10.0)
+CLAIM_EXPIRY_BATCH = env.int("CLAIM_EXPIRY_BATCH", default=100)
+CLAIM_EXPIRY_BATCHES = env.int("CLAIM_EXPIRY_BATCHES", default=10)
 ALERT_REMINDER_BATCHES = env.int("ALERT_REMINDER_BATCHES", default=10)
 CELERY_BEAT_SCHEDULE.update(
     {

@@ -7,14 +7,24 @@ class NotificationsConfig(AppConfig):
     verbose_name = _("Notifications")
 
     def ready(self) -> None:
-        from config import orphans
+        from django.conf import settings
+
+        from config import beat_schedule, orphans
         from config.metrics import LIVE_COLLECTORS
 
         from . import (
+            claims,
             cleanup,
+            hooks,
             signals,  # noqa: F401  (deleted warehouses' and users' data go after commit)
         )
         from .metrics import ExpiredUnswept
 
         LIVE_COLLECTORS.append(ExpiredUnswept())
+        hooks.listen(hooks.Changed, claims.after_change)
+        beat_schedule.register(
+            "expire-claims",
+            task="notifications.tasks.expire_claims",
+            seconds=settings.CLAIM_EXPIRY_SECONDS,
+        )
         orphans.add_sweep("Notifications", cleanup.sweep_orphans)

@@ -109,6 +109,13 @@ def reminders(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:reminders"
 
 
+def claims(warehouse_id: int) -> str:
+    """Sorted set notification id -> ms when its claim expires unless there was progress (SPEC
+    17: types with claim_timeout_seconds); beat pops the due ones by score, in batches
+    (lua/expire_claims.lua)."""
+    return f"{warehouse_prefix(warehouse_id)}:claims"
+
+
 def report_counts(warehouse_id: int, day: int) -> str:
     """Hash "<type code>|<event>" -> count, for one UTC day (days since the epoch)."""
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}"

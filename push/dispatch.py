@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from notifications.domain import Notification, Severity, Status
-from notifications.hooks import Escalated, Published
+from notifications.hooks import ClaimExpired, Escalated, Published
 
 from . import metrics
 from .payload import Alert
@@ -43,6 +43,18 @@ def again(
     """A reminder of an alert nobody claimed (SPEC 14): pushed again to the users behind these
     inboxes (on shift, unless it is critical, as for every push)."""
     _queue(_alert(notification, severity, status), inboxes)
+
+
+def after_claim_expired(expired: ClaimExpired) -> None:
+    """A claim held too long was let go (SPEC 17): pushed again, open, to the users behind its
+    inboxes (on shift, unless it is critical, as for every push)."""
+    state = expired.item.lifecycle
+    again(
+        expired.item.notification,
+        severity=state.severity,
+        status=state.status,
+        inboxes=expired.inboxes,
+    )
 
 
 def _alert(notification: Notification, severity: str, status: str) -> Alert:

@@ -43,6 +43,7 @@ def built_keys() -> list[str]:
         keys.report_durations(w, 20_000, "resolve"),
         keys.report_alert_keys(w, 20_000, "REP_NOTICE"),
         keys.flaps(w),
+        keys.claims(w),
         keys.classes(w),
         keys.places(w),
         keys.open_index(w),
