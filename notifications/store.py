@@ -157,6 +157,14 @@ def deliver(
     return Delivery(reply, subscribers)
 
 
+def inboxes_of(warehouse_id: int, notification_id: str) -> tuple[str, ...]:
+    """The inboxes a notification is in (its route), () when it is gone."""
+    client = get_redis()
+    slot = client.hget(keys.ids(warehouse_id), notification_id)
+    route = client.hget(keys.routes(warehouse_id), slot) if slot is not None else None
+    return tuple(_text(route).split()[1:]) if route else ()
+
+
 def remember_subscribers(pair: tuple[int, int], reply: PublishReply) -> None:
     """Keep the subscriber set the script sent back (STALE_SUBSCRIBERS) for the next try."""
     subscriber_cache.put(pair, reply.token, reply.members)
