@@ -12,7 +12,7 @@ registry says which families exist. It drives:
 A new family is one entry here and a row in the docs' table; the sweep and the coverage test follow.
 Templates are written with the default prefix `wms`; placeholders in angle brackets:
 `<id>` a warehouse id, `<user id>`, `<group id>`, `<type id>` (owners the sweep checks),
-`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<chat id>`, `<task name>`, `<queue>`, `<scope>`
+`<rule id>` (a rule, checked too), `<day>`, `<metric>`, `<type code>`, `<chat id>`, `<task name>`, `<queue>`, `<scope>`
 (who made an idempotent request), `<key hash>`.
 """
 
@@ -34,6 +34,7 @@ _PLACEHOLDERS: dict[str, tuple[str, str]] = {
     "<rule id>": ("[^{}]+", "rule"),
     "<day>": ("[0-9]{1,10}", ""),
     "<metric>": ("claim|resolve", ""),
+    "<type code>": ("[^{}]+", ""),
     "<chat id>": ("[^{}]+", ""),
     "<task name>": (".+", ""),
     "<queue>": ("[^{}]+", ""),
@@ -175,6 +176,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"actions/followups.py (schedules), {_RM}remind.lua",
     ),
     KeyFamily(
+        f"{W}:claims",
+        "sorted set",
+        "notification id → ms when its claim expires unless an action ran since (types with `claim_timeout_seconds`); Celery beat pops the due ones by score, in batches",
+        f"notifications/claims.py (schedules), {_RM}expire_claims.lua",
+    ),
+    KeyFamily(
         f"{W}:report:<day>",
         "hash",
         "`<type code>\\|<event>` → count of that UTC day (days since the epoch); expires after `ALERT_REPORT_RETENTION_DAYS`",
@@ -185,6 +192,18 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "list",
         '`"<type code> <ms>"`: time to the first claim (`claim`) / to resolve (`resolve`) of alerts of that day (at most `ALERT_REPORT_MAX_SAMPLES_PER_DAY`); same expiry',
         _LIFECYCLE,
+    ),
+    KeyFamily(
+        f"{W}:report:<day>:keys:<type code>",
+        "sorted set",
+        "alert key → how many times it raised (new alerts and flapping raises) of that type that UTC day: the noise report's keys that raised most; same expiry",
+        _PUBLISH,
+    ),
+    KeyFamily(
+        f"{W}:flaps",
+        "hash",
+        "`<type code>\\|<alert key>` → `<latest id> <last raise ms> <flapping 0/1> <ms> …`: the latest alert of the key, its last raise, whether it flaps, and its new alerts within `FLAP_WINDOW_SECONDS`; expires a window after its last write",
+        _PUBLISH,
     ),
     KeyFamily(
         f"{W}:classes",

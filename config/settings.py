@@ -330,6 +330,11 @@ NOTIFICATION_TITLE_MAX_LENGTH = env.int("NOTIFICATION_TITLE_MAX_LENGTH", default
 NOTIFICATION_BODY_MAX_LENGTH = env.int("NOTIFICATION_BODY_MAX_LENGTH", default=4000)
 NOTIFICATION_DATA_MAX_BYTES = env.int("NOTIFICATION_DATA_MAX_BYTES", default=8 * 1024)
 NOTIFICATION_MAX_TTL_SECONDS = env.int("NOTIFICATION_MAX_TTL_SECONDS", default=90 * 24 * 3600)
+# A key that made more than FLAP_MAX alerts (of one type, in one warehouse) within
+# FLAP_WINDOW_SECONDS flaps: its next raises fold quietly into its latest alert (SPEC 17).
+# 0: nothing flaps.
+FLAP_MAX = env.int("FLAP_MAX", default=3)
+FLAP_WINDOW_SECONDS = env.int("FLAP_WINDOW_SECONDS", default=900)
 # Without a cursor, a poll looks back this far.
 NOTIFICATION_LOOKBACK_SECONDS = env.int("NOTIFICATION_LOOKBACK_SECONDS", default=3 * 24 * 3600)
 NOTIFICATION_PAGE_MAX = 200
@@ -488,6 +493,11 @@ ALERT_ACTION_MAX_ATTEMPTS = env.int("ALERT_ACTION_MAX_ATTEMPTS", default=5)
 # per Redis call and BATCHES calls per warehouse per tick (the rest wait for the next tick).
 ALERT_REMINDER_SECONDS = env.float("ALERT_REMINDER_SECONDS", default=10.0)
 ALERT_REMINDER_BATCH = env.int("ALERT_REMINDER_BATCH", default=100)
+# Claims that expire (SPEC 17): how often beat lets go of claims held too long with no progress,
+# entries per Redis call, calls per warehouse per tick.
+CLAIM_EXPIRY_SECONDS = env.float("CLAIM_EXPIRY_SECONDS", default=10.0)
+CLAIM_EXPIRY_BATCH = env.int("CLAIM_EXPIRY_BATCH", default=100)
+CLAIM_EXPIRY_BATCHES = env.int("CLAIM_EXPIRY_BATCHES", default=10)
 ALERT_REMINDER_BATCHES = env.int("ALERT_REMINDER_BATCHES", default=10)
 # Notices (SPEC 15): beat reminds unacknowledged members at their next shift start and
 # escalates past-due notices this often; a shift start up to NOTICE_REMINDER_LOOKBACK_SECONDS

@@ -13,12 +13,20 @@ class NotificationsConfig(AppConfig):
         from config.metrics import LIVE_COLLECTORS
 
         from . import (
+            claims,
             cleanup,
+            hooks,
             signals,  # noqa: F401  (deleted warehouses' and users' data go after commit)
         )
         from .metrics import ExpiredUnswept
 
         LIVE_COLLECTORS.append(ExpiredUnswept())
+        hooks.listen(hooks.Changed, claims.after_change)
+        beat_schedule.register(
+            "expire-claims",
+            task="notifications.tasks.expire_claims",
+            seconds=settings.CLAIM_EXPIRY_SECONDS,
+        )
         orphans.add_sweep("Notifications", cleanup.sweep_orphans)
 
         beat_schedule.register(

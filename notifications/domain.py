@@ -50,6 +50,10 @@ class Event(StrEnum):
     # silence ended or was deleted.
     SILENCED = "silenced"
     UNSILENCED = "unsilenced"
+    # SPEC 17: a flapping key raised it again quietly; a claim held too long without progress
+    # was let go by the system.
+    FLAPPING = "flapping"
+    CLAIM_EXPIRED = "claim_expired"
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,7 @@ class Lifecycle:
     escalated_at_ms: int | None = None
     occurrences: int = 1
     silenced: bool = False  # held back by a planned silence (SPEC 17)
+    flapping: bool = False  # its key flapped: raised again quietly at least once (SPEC 17)
 
     @classmethod
     def initial(cls, notification: Notification) -> Lifecycle:
@@ -206,6 +211,7 @@ class Lifecycle:
             escalated_at_ms=ms("escalated_at"),
             occurrences=int(value.get("occurrences") or 1),
             silenced=bool(value.get("silenced")),
+            flapping=bool(value.get("flapping")),
         )
 
 
@@ -321,6 +327,9 @@ class PublishResult:
     # True when an Idempotency-Key found this publish made before: nothing was delivered
     # again, and this is the first one's result (without its subscribers).
     replayed: bool = False
+    # True when its key flaps (SPEC 17): no new notification; the latest one of the key (`id`,
+    # in `recipients` inboxes) was raised again quietly, and nobody was notified.
+    flapping: bool = False
 
     @property
     def created_at(self) -> datetime:

@@ -9,6 +9,8 @@ the core calls `announce(...)` after the change is stored:
 - `Escalated`: an open alert was escalated to its escalation role's inbox;
 - `Changed`: a claim, release or resolve was accepted, by a user (`by`) or by the system (a
   rule's condition cleared, a claim let go at a shift's end: `by` None). Not for a replay.
+- `ClaimExpired`: a claim held a type's claim timeout with no progress was let go by the
+  system (notifications/claims.py; a `Changed` is not announced for it).
 
 Listeners run in the order they listened (INSTALLED_APPS order), in the caller's process and
 thread: queue anything slow. One that raises is logged and the next one runs; what happened
@@ -73,6 +75,15 @@ class Changed(Announcement):
     step: str  # "claim", "release" or "resolve"
     by: Actor | None  # None: the system
     item: InboxItem | None = None  # its state after the step, when the store answered it
+
+
+@dataclass(frozen=True)
+class ClaimExpired(Announcement):
+    """A claim held too long with no progress was let go by the system (SPEC 17)."""
+
+    item: InboxItem  # its state after (open again)
+    holder_id: int  # who held it
+    inboxes: Sequence[str]  # the inboxes it is in
 
 
 A = TypeVar("A", bound=Announcement)

@@ -109,6 +109,13 @@ def reminders(warehouse_id: int) -> str:
     return f"{warehouse_prefix(warehouse_id)}:reminders"
 
 
+def claims(warehouse_id: int) -> str:
+    """Sorted set notification id -> ms when its claim expires unless there was progress (SPEC
+    17: types with claim_timeout_seconds); beat pops the due ones by score, in batches
+    (lua/expire_claims.lua)."""
+    return f"{warehouse_prefix(warehouse_id)}:claims"
+
+
 def report_counts(warehouse_id: int, day: int) -> str:
     """Hash "<type code>|<event>" -> count, for one UTC day (days since the epoch)."""
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}"
@@ -120,6 +127,21 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     if metric not in ("claim", "resolve"):
         raise ValueError(f"Unknown report metric {metric!r}.")
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
+
+
+def report_alert_keys(warehouse_id: int, day: int, type_code: str) -> str:
+    """Sorted set alert key -> how many times it raised (new or flapping, SPEC 17) of one
+    message type on one UTC day: the noise report's keys that raised most. Same expiry as the
+    report's counts."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:keys:{type_code}"
+
+
+def flaps(warehouse_id: int) -> str:
+    """Hash "<type code>|<alert key>" -> "<latest id> <last raise ms> <flapping 0/1> <ms> ...":
+    the latest alert a key made, when it last raised, whether it flaps, and when it made each
+    new alert within FLAP_WINDOW_SECONDS (SPEC 17; lua/publish.lua). Expires a window after
+    its last write: by then every field is stale anyway."""
+    return f"{warehouse_prefix(warehouse_id)}:flaps"
 
 
 # --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---

@@ -58,7 +58,7 @@ REMEDIES: Mapping[PublishStatus, Remedy] = MappingProxyType(
     }
 )
 # The replies that end a publish: it was stored, now or by the same request before.
-DONE = frozenset({PublishStatus.DELIVERED, PublishStatus.REPLAYED})
+DONE = frozenset({PublishStatus.DELIVERED, PublishStatus.FLAPPING, PublishStatus.REPLAYED})
 
 # How many times one publish may apply each remedy. A fresh directory is read, confirmed, so
 # it cannot move again under the same publish; a rebuild that left the pair unmirrored would

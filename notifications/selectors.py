@@ -185,3 +185,8 @@ def snoozed_past(*, warehouse_id: int, at_ms: int, limit: int) -> list[Snoozed]:
     id, title, severity, status, who snoozed (user id) and until when. Bounded: at most `limit`
     snoozes are read; those of expired or resolved alerts are left out, so fewer may come."""
     return lifecycle_store.snoozed_after(warehouse_id, at_ms=at_ms, limit=limit)
+
+
+def inboxes_of(*, warehouse_id: int, notification_id: str) -> tuple[str, ...]:
+    """The inboxes ("u:<id>", "r:<id>") a notification is in; () when it is gone."""
+    return store.inboxes_of(warehouse_id, str(notification_id))

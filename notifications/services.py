@@ -276,6 +276,17 @@ def _published(publication: publishing.Publication, delivery: store.Delivery) ->
     """The result of a publish the script stored (or had stored, for a replay), counted and
     announced to the features that follow publishes up."""
     notification, reply = publication.notification, delivery.reply
+    folded = reply.folded
+    if reply.replay is not None and folded is not None:  # the first one flapped
+        metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
+        return PublishResult(
+            id=folded.id,
+            recipients=folded.inboxes,
+            cursor=reply.cursor,
+            created_at_ms=folded.created_at_ms,
+            replayed=True,
+            flapping=True,
+        )
     if reply.replay is not None:
         metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
         first = json.loads(reply.replay.answer)
@@ -285,6 +296,14 @@ def _published(publication: publishing.Publication, delivery: store.Delivery) ->
             cursor=reply.cursor,
             created_at_ms=first["created_at_ms"],
             replayed=True,
+        )
+    if folded is not None:  # its key flaps: raised again quietly, nobody is told (SPEC 17)
+        return PublishResult(
+            id=folded.id,
+            recipients=folded.inboxes,
+            cursor=reply.cursor,
+            created_at_ms=folded.created_at_ms,
+            flapping=True,
         )
     subscribers = delivery.inboxes
     metrics.PUBLISHES.labels(notification.message_type).inc()

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from config import idempotency
@@ -136,6 +137,7 @@ def deliver(
         subscribers=subscribers,
         token=token,
         now_ms=notification.created_at_ms,
+        type_code=notification.message_type,
         args=[
             notification.id,
             notification.to_json(),
@@ -146,12 +148,23 @@ def deliver(
             report_retention_ms(),
             route,
             "" if silence_id is None else silence_id,
+            notification.key or "",
+            settings.FLAP_MAX,
+            settings.FLAP_WINDOW_SECONDS * 1000,
         ],
         version=confirmed_writes.check(keys.sequence(warehouse_id)),
         guard=guard,
         answer=publish_answer(notification, recipients=len(subscribers)),
     )
     return Delivery(reply, subscribers)
+
+
+def inboxes_of(warehouse_id: int, notification_id: str) -> tuple[str, ...]:
+    """The inboxes a notification is in (its route), () when it is gone."""
+    client = get_redis()
+    slot = client.hget(keys.ids(warehouse_id), notification_id)
+    route = client.hget(keys.routes(warehouse_id), slot) if slot is not None else None
+    return tuple(_text(route).split()[1:]) if route else ()
 
 
 def remember_subscribers(pair: tuple[int, int], reply: PublishReply) -> None:

@@ -7,7 +7,7 @@ from celery import shared_task
 
 from config import orphans
 
-from . import cleanup, lifecycle, services
+from . import claims, cleanup, lifecycle, services
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,15 @@ def escalate_notifications() -> int:
     if escalated:
         logger.info("Escalated %d notifications", escalated)
     return escalated
+
+
+@shared_task
+def expire_claims() -> int:
+    """Let go of claims held too long with no progress (Celery beat, SPEC 17), in batches."""
+    expired = claims.expire_all()
+    if expired:
+        logger.info("Let go of %d expired claims", expired)
+    return expired
 
 
 @shared_task

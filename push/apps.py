@@ -16,3 +16,5 @@ class PushConfig(AppConfig):
 
         hooks.listen(hooks.Published, dispatch.after_publish)
         hooks.listen(hooks.Escalated, dispatch.after_escalation)
+        hooks.listen(hooks.ClaimExpired, dispatch.after_claim_expired)
+        hooks.listen(hooks.Changed, dispatch.after_change)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from notifications.domain import Notification, Severity, Status
-from notifications.hooks import Escalated, Published
+from notifications.hooks import Changed, ClaimExpired, Escalated, Published
 
 from . import metrics
 from .payload import Alert
@@ -43,6 +43,52 @@ def again(
     """A reminder of an alert nobody claimed (SPEC 14): pushed again to the users behind these
     inboxes (on shift, unless it is critical, as for every push)."""
     _queue(_alert(notification, severity, status), inboxes)
+
+
+def after_claim_expired(expired: ClaimExpired) -> None:
+    """A claim held too long was let go (SPEC 17): pushed again, open, to the users behind its
+    inboxes (on shift, unless it is critical, as for every push)."""
+    state = expired.item.lifecycle
+    again(
+        expired.item.notification,
+        severity=state.severity,
+        status=state.status,
+        inboxes=expired.inboxes,
+    )
+
+
+def after_change(changed: Changed) -> None:
+    """A claim or a resolve (SPEC 17) withdraws the alert from other members' devices: a push of
+    it with the same tag (its id) that says who claimed it, or closes it when resolved. Only
+    for alerts that were pushed (severe enough, or escalated); not to the one who acted."""
+    item = changed.item
+    if changed.step not in ("claim", "resolve") or item is None:
+        return
+    state = item.lifecycle
+    threshold = Severity(settings.WEB_PUSH_MIN_SEVERITY).level
+    if Severity(state.severity).level < threshold and state.escalated_at_ms is None:
+        return
+    claimed = state.status == Status.CLAIMED and state.claimed_by is not None
+    alert = Alert(
+        id=item.notification.id,
+        warehouse=item.notification.warehouse,
+        title=item.notification.title,
+        body=item.notification.body,
+        severity=str(state.severity),
+        status=str(state.status),
+        expires_at_ms=item.notification.expires_at_ms,
+        claimed_by=state.claimed_by.username if claimed and state.claimed_by else None,
+        close=state.status == Status.RESOLVED,
+    )
+    from .tasks import withdraw_alert
+
+    try:
+        withdraw_alert.apply_async(
+            (alert.to_json(), None if changed.by is None else int(changed.by.id)), retry=False
+        )
+    except Exception as exc:  # the broker's errors vary: kombu, redis, OS
+        metrics.QUEUE_ERRORS.inc()
+        logger.warning("Could not queue the withdrawal of %s: %s", alert.id, exc)
 
 
 def _alert(notification: Notification, severity: str, status: str) -> Alert:

@@ -28,6 +28,10 @@ class Alert:
     severity: str
     status: str
     expires_at_ms: int
+    # A withdrawal (SPEC 17): who claimed it ("Claimed by bob" replaces the alert shown on other
+    # members' devices), or `close` when it was resolved (the service worker closes it).
+    claimed_by: str | None = None
+    close: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,7 +62,13 @@ class Alert:
 
 def encode(alert: Alert) -> bytes:
     """The JSON the service worker receives: {"id", "warehouse", "title", "body", "severity",
-    "status", "url"}, the body (then the title) shortened with "…" to fit MAX_PLAIN_BYTES."""
+    "status", "url"}, and for a withdrawal "claimed_by" (a claim) or "close": true (a resolve);
+    the body (then the title) shortened with "…" to fit MAX_PLAIN_BYTES."""
+    withdrawal: dict[str, Any] = {}
+    if alert.claimed_by is not None:
+        withdrawal["claimed_by"] = alert.claimed_by
+    if alert.close:
+        withdrawal["close"] = True
 
     def dumps(title: str, body: str) -> bytes:
         return json.dumps(
@@ -70,6 +80,7 @@ def encode(alert: Alert) -> bytes:
                 "severity": alert.severity,
                 "status": alert.status,
                 "url": alert.url,
+                **withdrawal,
             },
             ensure_ascii=False,
             separators=(",", ":"),

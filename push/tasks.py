@@ -9,6 +9,7 @@ from celery import shared_task
 from django.conf import settings
 
 from notifications.domain import Severity
+from notifications.selectors import inboxes_of
 
 from . import metrics, selectors, services
 from .http import PushSession
@@ -49,6 +50,27 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
         counts[services.Outcome.QUIET] = len(reached) - len(told)
         metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(reached) - len(told))
     reached = told
+    attempts = services.send_all(reached, note, session_factory=PushSession)
+    for subscription, attempt in zip(reached, attempts, strict=True):
+        if attempt.outcome == services.Outcome.RETRY:
+            _retry_later(subscription.pk, alert, retry=1, retry_after=attempt.retry_after)
+        counts[attempt.outcome] = counts.get(attempt.outcome, 0) + 1
+    return counts
+
+
+@shared_task(ignore_result=True, queue=PUSH_QUEUE)
+def withdraw_alert(alert: dict[str, Any], acted_by: int | None) -> dict[str, int]:
+    """Queued after a claim or a resolve (SPEC 17): post the withdrawal (`claimed_by`, or
+    `close`) to every push subscription, for its warehouse, of the users who see the alert,
+    except the one who acted, on shift or not (it replaces or closes what a device shows)."""
+    note = Alert.from_json(alert)
+    inboxes = inboxes_of(warehouse_id=note.warehouse, notification_id=note.id)
+    reached = [
+        s
+        for s in selectors.subscriptions_reached(warehouse_id=note.warehouse, inboxes=inboxes)
+        if s.user_id != acted_by
+    ]
+    counts: dict[str, int] = {}
     attempts = services.send_all(reached, note, session_factory=PushSession)
     for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:

@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 
+from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -53,12 +54,15 @@ def silence_delete(*, silence: Silence) -> None:
     warehouse_id, silence_id = silence.warehouse_id, silence.pk
     silence.delete()
 
-    def queue() -> None:
-        from .tasks import wake_silence
+    transaction.on_commit(lambda: wake_silence.delay(warehouse_id, silence_id))
 
-        wake_silence.delay(warehouse_id, silence_id)
 
-    transaction.on_commit(queue)
+# Declared here, beside the code that queues it, under the tasks module's name (quiet/tasks.py
+# re-exports it): services and tasks import one way only.
+@shared_task(name="quiet.tasks.wake_silence", ignore_result=True)
+def wake_silence(warehouse_id: int, silence_id: int) -> int:
+    """A deleted silence: wake what it held back."""
+    return wake(warehouse_id=warehouse_id, silence_id=silence_id)
 
 
 def _escalation_delays_ms() -> dict[str, int]:

@@ -39,6 +39,9 @@ class ReminderEvent:
     notification_id: str
     inboxes: frozenset[str]
     snoozers: frozenset[int]
+    # The SSE event name: "reminder", or "claim_expired" (SPEC 17: the holder's claim was let
+    # go; `inboxes` is then the holder's own, so only their streams are told).
+    frame: str = "reminder"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class ChatEvent:
 
 
 REMINDER = "reminder "
+CLAIM_EXPIRED = "claim_expired "
 
 
 def parse(
@@ -73,6 +77,17 @@ def parse(
             notification_id=notification_id,
             inboxes=frozenset(i for i in inboxes if i),
             snoozers=frozenset(int(u) for u in snoozers.split() if u),
+        )
+    if warehouse_id is not None and payload.startswith(CLAIM_EXPIRED):
+        # read_model.lua expire_claim: "claim_expired <cursor> <id> u:<holder id>"
+        cursor, notification_id, holder = payload[len(CLAIM_EXPIRED) :].split(" ")
+        return ReminderEvent(
+            warehouse_id=warehouse_id,
+            cursor=int(cursor),
+            notification_id=notification_id,
+            inboxes=frozenset({holder}),
+            snoozers=frozenset(),
+            frame="claim_expired",
         )
     if warehouse_id is not None:
         cursor, notification_id, *inboxes = payload.split(" ")

@@ -373,7 +373,7 @@ class Hub:
         if isinstance(event, events.NotificationEvent):
             await self._notification(event)
         elif isinstance(event, events.ReminderEvent):
-            await self._notification(event, frame_event="reminder")
+            await self._notification(event, frame_event=event.frame)
         elif isinstance(event, events.ChatEvent):
             await self._chat(event)
 
@@ -383,7 +383,8 @@ class Hub:
         frame_event: str = "notification",
     ) -> None:
         """A notification's new cursor (`event: notification`, with its id), or a reminder of
-        it (`event: reminder`, no id: nothing new to replay; not to those who snoozed it)."""
+        it (`event: reminder`, no id: nothing new to replay; not to those who snoozed it), or
+        its holder's claim let go (`event: claim_expired`, no id, to the holder only)."""
         if isinstance(event, events.NotificationEvent) and await self._is_canary(event):
             await self._canary(event)
             return

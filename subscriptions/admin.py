@@ -103,7 +103,14 @@ class MessageTypeAdmin(WithSubscriptionCount):
         (_("Escalation"), {"fields": ["escalate_after_seconds", "escalation_role"]}),
         (
             _("Until someone claims it"),
-            {"fields": ["remind_every_seconds", "remind_max", "email_after_seconds"]},
+            {
+                "fields": [
+                    "remind_every_seconds",
+                    "remind_max",
+                    "email_after_seconds",
+                    "claim_timeout_seconds",
+                ]
+            },
         ),
     ]
 

@@ -146,6 +146,16 @@ class MessageType(models.Model):
     remind_max = models.PositiveSmallIntegerField(
         _("reminders at most"), default=3, help_text=_("At most this many reminders per alert.")
     )
+    claim_timeout_seconds = models.PositiveIntegerField(
+        _("claim timeout (seconds)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "An alert claimed this long with no progress (no action run, no resolve) is "
+            "released by the system, unread again and pushed again (SPEC 17). Empty: never."
+        ),
+    )
     email_after_seconds = models.PositiveIntegerField(
         _("e-mail after (seconds)"),
         null=True,

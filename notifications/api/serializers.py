@@ -257,6 +257,10 @@ class NotificationOutput(serializers.Serializer):
     silenced = serializers.BooleanField(
         source="lifecycle.silenced", help_text="Held back by a planned silence (SPEC 17)."
     )
+    flapping = serializers.BooleanField(
+        source="lifecycle.flapping",
+        help_text="Its key flapped (SPEC 17): raised again quietly, without notifying anyone.",
+    )
     snoozed_until = serializers.SerializerMethodField(
         help_text="My snooze of it: when it comes back (null: not snoozed by me)."
     )
@@ -353,6 +357,7 @@ def notification_dict(
     answer["key"] = None if n.key is None else str(n.key)
     answer["occurrences"] = 1 if life is None else int(life.occurrences)
     answer["silenced"] = False if life is None else bool(life.silenced)
+    answer["flapping"] = False if life is None else bool(life.flapping)
     answer["snoozed_until"] = None if snoozed is None else iso_ms(snoozed)
     answer["quiet"] = bool(item.quiet)
     answer["actions"] = hooks.actions.fit(

@@ -22,16 +22,19 @@ def publish(
     subscribers: Sequence[str],
     token: str,
     now_ms: int,
+    type_code: str,
     args: Sequence[Any],
     version: tuple[str, str],
     guard: Guard,
     answer: str,
 ) -> PublishReply:
-    """One call of lua/publish.lua (its header names `args`: ARGV[3..11]), its reply decoded."""
+    """One call of lua/publish.lua (its header names `args`: ARGV[3..14]), its reply decoded."""
     reply = scripts.PUBLISH.run(
         [
             *layout.warehouse_keys(warehouse_id, now_ms),
             *subscriber_keys,
+            keys.flaps(warehouse_id),
+            keys.report_alert_keys(warehouse_id, layout.report_day(now_ms), type_code),
             *keys.inboxes(warehouse_id, subscribers),
         ],
         [now_ms, token, *args],

@@ -109,6 +109,9 @@ class PublishStatus(StrEnum):
     and notifications/publishing.py gives each its one remedy."""
 
     DELIVERED = "delivered"  # {1, cursor}; cursor 0: nobody to deliver to, nothing to escalate
+    # {2, cursor, id, inboxes, created_at}: the key flaps (SPEC 17); nothing new was stored, the
+    # latest alert `id` of the key was raised again quietly at `cursor`.
+    FLAPPING = "flapping"
     REPLAYED = "replayed"  # a request made before with the same Idempotency-Key: its answer
     DIRECTORY_MOVED = "directory_moved"  # {-2}: the caller's directory is no longer current
     NOT_MIRRORED = "not_mirrored"  # {-1}: Redis holds no token for the pair
@@ -118,14 +121,28 @@ class PublishStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class PublishReply:
-    """lua/publish.lua's reply, decoded: `cursor` when DELIVERED or REPLAYED, the set's
-    `token` and `members` when they were sent back, the first attempt's `replay`."""
+    """lua/publish.lua's reply, decoded: `cursor` when DELIVERED, FLAPPING or REPLAYED, the
+    set's `token` and `members` when they were sent back, the first attempt's `replay`; when
+    FLAPPING (or replaying one), the alert raised again: `folded` (id, inboxes, created at)."""
 
     status: PublishStatus
     cursor: int = 0
     token: str = ""
     members: tuple[str, ...] = ()
     replay: Replay | None = None
+    folded: Folded | None = None
+
+
+class Folded(NamedTuple):
+    """The latest alert of a flapping key, raised again instead of a new one."""
+
+    id: str
+    inboxes: int
+    created_at_ms: int
+
+
+def _folded(reply: Any) -> Folded:
+    return Folded(as_text(reply[2]), int(reply[3]), int(reply[4]))
 
 
 def publish_reply(reply: Any, guard: Guard) -> PublishReply:
@@ -133,10 +150,16 @@ def publish_reply(reply: Any, guard: Guard) -> PublishReply:
     another request)."""
     replay = guard.replayed(reply)
     if replay is not None:  # the first attempt's answer, whatever changed since
-        return PublishReply(PublishStatus.REPLAYED, cursor=int(replay.reply[1]), replay=replay)
+        first = replay.reply
+        folded = _folded(first) if int(first[0]) == 2 else None
+        return PublishReply(
+            PublishStatus.REPLAYED, cursor=int(first[1]), replay=replay, folded=folded
+        )
     status = int(reply[0])
     if status == 1:
         return PublishReply(PublishStatus.DELIVERED, cursor=int(reply[1]))
+    if status == 2:
+        return PublishReply(PublishStatus.FLAPPING, cursor=int(reply[1]), folded=_folded(reply))
     if status == MOVED:
         return PublishReply(PublishStatus.DIRECTORY_MOVED)
     if status == -1:

@@ -16,6 +16,7 @@ EXPIRE = _script("expire")
 FORGET_READER = _script("forget_reader")
 RECORD_EVENT = _script("record_event", "idempotency")
 REMIND = _script("remind")
+EXPIRE_CLAIMS = _script("expire_claims")
 # A live event as its stream users see it; the stream hub runs it on its asyncio client.
 EVENT_READ_STATE = _script("event_read_state")
 # Which users an alert came quietly to (the noise budget), for the push task.

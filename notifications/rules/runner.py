@@ -156,10 +156,11 @@ def _deliver(info: RuleInfo, alerts: Sequence[Alert], *, at_ms: int) -> tuple[Al
             except Exception as exc:
                 outcome = AlertOutcome(alert, AlertStatus.FAILED, error=_describe(exc))
             else:
-                # A re-raise marks the inboxes the alert reached when it was published.
+                # A re-raise (or a flapping key's quiet one) marks the inboxes the alert
+                # reached when it was published.
                 missed = (
                     []
-                    if result.reraised
+                    if result.reraised or result.flapping
                     else audience.missed(alert.warehouse_id, result.subscribers)
                 )
                 if missed:

@@ -33,6 +33,7 @@ SAMPLES: dict[str, tuple[object, ...]] = {
     "key": ("retry-1",),
     "day": (20_000,),
     "metric": ("claim", "resolve"),
+    "type_code": ("REP_NOTICE",),
     "rule_id": ("sql:5", "py:negative_stock"),
     "chat_id": (chat_keys.direct_chat_id(31, 42), "g-0123456789abcdef"),
     "session_key": ("0123456789abcdefghijklmnopqrstuv",),

@@ -31,6 +31,7 @@ N_KEYS = {
     "escalated_at",
     "key",
     "occurrences",
+    "flapping",
     # My snooze (SPEC section 13)
     "snoozed_until",
     "actions",

@@ -157,6 +157,7 @@ class ReadModelMachine(RuleBasedStateMachine):
         self.checkpoints: list[tuple[int, int]] = []  # (warehouse cursor, model counter)
         self.unique_ms = itertools.count(1)
         self.expected_events: list[str] = []  # note ids, one per publish or change
+        self.flaps: dict[tuple[str, str], dict] = {}  # (type, key) -> the model's own record
         self.last_event_cursor = 0
 
     @initialize()
@@ -244,6 +245,67 @@ class ReadModelMachine(RuleBasedStateMachine):
             level=level,
             created=self.model.now,
             expires=self.model.now + ttl * 1000,
+            published=at,
+            raised=at,
+            changed_at=at,
+        )
+        self.checkpoint()
+
+    @rule(kind=st.sampled_from(["TA", "TA", "TU"]), key=st.just("k0"), level=st.integers(0, 2))
+    def publish_keyed(self, kind: str, key: str, level: int) -> None:
+        """A publish with an alert key (SPEC 17, flapping), decided here on its own terms: a
+        key whose alerts of the type came more than FLAP_MAX times within the window, without
+        a quiet window since, raises its latest live alert again instead of a new one (a new
+        cursor, open again if resolved, nobody's read of it changed)."""
+        _count("publish_keyed")
+        from django.conf import settings
+
+        window = settings.FLAP_WINDOW_SECONDS * 1000
+        now = self.model.now
+        track = self.flaps.setdefault((kind, key), {"made": [], "last": None, "on": False})
+        if track["last"] is not None and now - track["last"] >= window:
+            track["made"], track["on"] = [], False
+        recent = [t for t in track["made"] if now - t < window]
+        latest = self.model.notes.get(track.get("latest", ""))
+        folds = (
+            (track["on"] or len(recent) >= settings.FLAP_MAX)
+            and latest is not None
+            and latest.expires > now
+        )
+        result = services.publish(
+            message_type=self.type_codes[kind],
+            warehouse=self.warehouse.pk,
+            title="t",
+            severity=SEVERITIES[level],
+            ttl_seconds=300,
+            key=key,
+        )
+        track["last"] = now
+        assert result.flapping == folds, (kind, key, track, recent)
+        if folds:
+            assert latest is not None
+            assert result.id == latest.id
+            track["on"] = True
+            _count(
+                "publish_keyed: folded" + (" a resolved one" if latest.status == "resolved" else "")
+            )
+            if latest.status == "resolved":
+                latest.status = "open"
+            self.changed(latest)
+            return
+        track["made"] = [*recent, now]
+        track["latest"] = result.id
+        users, roles, _ = TYPES[kind]
+        at = self.model.tick()
+        self.expected_events.append(result.id)
+        self.model.notes[result.id] = Note(
+            id=result.id,
+            type=kind,
+            users=set(users),
+            roles=set(roles),
+            level=level,
+            created=now,
+            expires=now + 300_000,
             published=at,
             raised=at,
             changed_at=at,
@@ -672,6 +734,8 @@ def test_the_read_model_matches_an_independent_reference(
 ):
     # Pages that end early to bound their work, with a handful of other users' changes.
     settings.NOTIFICATION_POLL_SCAN_BEYOND_PAGE = 3
+    # Keys flap soon and calm down within an example (SPEC 17).
+    settings.FLAP_MAX, settings.FLAP_WINDOW_SECONDS = 2, 240
     ReadModelMachine.clock_ms = timestamps.now_ms()
     monkeypatch.setattr(timestamps, "now_ms", lambda: ReadModelMachine.clock_ms)
     _checked.update(steps=0, snoozed=0, woken=0, events=0, event_users=0)

@@ -337,3 +337,20 @@ def test_one_slow_push_service_delays_no_other_browser(
         publishing.join(timeout=60)
     assert slow.done.wait(timeout=30)
     assert PushSubscription.objects.get(endpoint=browser_at("fast").endpoint).last_success_at
+
+
+def test_a_flapping_raise_is_not_pushed(
+    warehouse, crew, send, push_service, browser_at, subscribe, celery_eager, settings
+):
+    settings.FLAP_MAX, settings.FLAP_WINDOW_SECONDS = 3, 900
+    phone = browser_at("rita-phone")
+    subscribe(crew[0], phone, warehouse)
+
+    made = [send(key="A-01-03") for _ in range(3)]
+    assert len(push_service.to("rita-phone")) == 3
+
+    folded = send(key="A-01-03")
+
+    assert folded.flapping
+    assert folded.id == made[-1].id
+    assert len(push_service.to("rita-phone")) == 3

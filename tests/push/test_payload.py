@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from push.payload import MAX_PLAIN_BYTES, MAX_TTL_SECONDS, Alert, encode
 
@@ -63,3 +64,20 @@ def test_ttl_is_the_remaining_life_rounded_up_and_capped():
 def test_urgency_is_high_for_critical_only():
     assert alert().urgency == "high"
     assert alert(severity="warning").urgency == "normal"
+
+
+def test_a_withdrawal_says_who_claimed_it_or_to_close_it():
+    base: dict[str, Any] = {
+        "id": "n1",
+        "warehouse": 1,
+        "title": "t",
+        "body": "",
+        "severity": "critical",
+        "expires_at_ms": 1,
+    }
+    claimed = json.loads(encode(Alert(**base, status="claimed", claimed_by="bob")))
+    resolved = json.loads(encode(Alert(**base, status="resolved", close=True)))
+    plain = json.loads(encode(Alert(**base, status="open")))
+    assert (claimed["claimed_by"], "close" in claimed) == ("bob", False)
+    assert (resolved["close"], "claimed_by" in resolved) == (True, False)
+    assert set(plain) == {"id", "warehouse", "title", "body", "severity", "status", "url"}

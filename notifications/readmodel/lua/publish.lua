@@ -9,7 +9,9 @@
 -- Preludes: idempotency, version_check, read_model
 -- KEYS[1..21] the warehouse (read_model.lua)
 -- KEYS[22] subscriber set   KEYS[23] subscriber set token
--- KEYS[24..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
+-- KEYS[24] the flapping records (notifications.keys.flaps)
+-- KEYS[25] today's raises per alert key of the type (notifications.keys.report_alert_keys)
+-- KEYS[26..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
 --          ids are read off these names
 -- ARGV[1] now (the notification's created_at), ms since the epoch
 -- ARGV[2] token of the caller's subscriber list ("" when it has none cached)
@@ -20,7 +22,12 @@
 -- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
 -- ARGV[11] the id of the planned silence that covers it ("" none): then it is held back
 --          (read_model.lua hold_back: stored and listed, unread for nobody, not escalated)
+-- ARGV[12] the alert key ("" none)   ARGV[13] FLAP_MAX (0: nothing flaps)
+-- ARGV[14] FLAP_WINDOW_SECONDS, in ms
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
+--      or {2, cursor, id, inboxes, created_at ms} when the key flaps (SPEC 17, the prelude's
+--      "Flapping"): nothing new was stored; the latest alert of the key (`id`, in `inboxes`
+--      inboxes, published at `created_at`) was raised again quietly at `cursor`,
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
 --      or {-2} when the directory the caller resolved the type and warehouse from moved on.
@@ -30,7 +37,8 @@ local prior = idempotency_prior()
 if prior then return prior end
 if directory_moved() then return {-2} end
 
-local SUBSCRIBERS, TOKEN, FIRST_INBOX = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
+local SUBSCRIBERS, TOKEN, FLAPS, KEY_COUNTS = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2, FIRST_OWN + 3
+local FIRST_INBOX = FIRST_OWN + 4
 local token = redis.call('GET', KEYS[TOKEN])
 if not token then return {-1} end
 if token ~= ARGV[2] then
@@ -54,6 +62,22 @@ for name, wanted in pairs(expected) do
   if kind ~= 'none' and kind ~= wanted then
     return redis.error_reply('WRONGTYPE ' .. KEYS[K[name]] .. ' is a ' .. kind .. ', not a '
                              .. wanted .. '; nothing was delivered')
+  end
+end
+
+-- A flapping key raises its latest alert again instead of making a new one.
+local alert_key, flap_field, flap = ARGV[12], nil, nil
+local window = tonumber(ARGV[14])
+if alert_key ~= '' then
+  flap_field = ARGV[8] .. '|' .. alert_key
+  count_raise(KEYS[KEY_COUNTS], alert_key, ARGV[9])
+  local latest
+  latest, flap = flapping_into(KEYS[FLAPS], flap_field, tonumber(ARGV[13]), window)
+  if latest then
+    local cursor = flap_fold(latest, ARGV[8], ARGV[9])
+    local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], latest) or '', '%S+', '')
+    return idempotency_store({2, cursor, flap.latest, math.max(inboxes - 1, 0),
+                              content_of(latest).created_at_ms})
   end
 end
 
@@ -95,6 +119,7 @@ else
   open_enter(place, c)
   noise_raise(c)
 end
+if flap then flap_made(KEYS[FLAPS], flap_field, flap, ARGV[3], window) end
 -- Tell open streams in the same script that delivers: no event without a delivery.
 tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)
 return idempotency_store({1, c})

@@ -120,3 +120,51 @@ def test_a_reminder_after_a_person_resolved_it_is_a_new_alert(make_rule, rita, w
     assert new.lifecycle.status == "open"
     assert new.lifecycle.occurrences == 1
     assert unread_summary(user=rita, warehouse_id=warehouse.pk).unread_count == 1
+
+
+def test_a_flapping_condition_folds_into_its_latest_alert_and_the_rule_still_manages_it(
+    make_rule, rita, colleague, warehouse, settings
+):
+    settings.FLAP_MAX, settings.FLAP_WINDOW_SECONDS = 3, 900
+    rule = make_rule(alerts=[alert(warehouse)], cooldown=0)
+    for _ in range(3):  # the bin goes short and is refilled three times: three alerts
+        rule.current = [alert(warehouse)]
+        run()
+        rule.current = []
+        run()
+    made = inbox_page(user=rita, warehouse_id=warehouse.pk, include_read=True).items
+    assert len(made) == 3
+    assert {i.lifecycle.status for i in made} == {"resolved"}
+    latest = max(made, key=lambda i: i.notification.created_at_ms).notification.id
+
+    rule.current = [alert(warehouse)]
+    flapped = run()  # a fourth time: no new alert, the latest is open again, quietly
+
+    assert flapped.sent == 1
+    items = inbox_page(user=rita, warehouse_id=warehouse.pk, include_read=True).items
+    assert len(items) == 3
+    (back,) = [i for i in items if i.notification.id == latest]
+    assert (back.lifecycle.status, back.lifecycle.flapping) == ("open", True)
+    assert unread_summary(user=colleague, warehouse_id=warehouse.pk).unread_count == 1
+
+    run()  # still short: the rule's reminder raises the same one again, loudly as before
+    again = only_with(rita, warehouse, latest)
+    assert again.lifecycle.occurrences == 3
+    rule.current = []
+    run()  # refilled: resolved by the system again
+    assert only_with(rita, warehouse, latest).lifecycle.status == "resolved"
+    events = selectors.history(user=rita, warehouse_id=warehouse.pk, notification_id=latest)
+    assert events is not None
+    assert [e.event for e in events] == [
+        "published",
+        "resolved",
+        "flapping",
+        "reraised",
+        "resolved",
+    ]
+
+
+def only_with(user, warehouse, notification_id):
+    items = inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
+    (item,) = [i for i in items if i.notification.id == notification_id]
+    return item

@@ -106,6 +106,7 @@ const live = config.stream ? new LiveStream({
     notices.receive(note); // a notice (or its new version) to read: pinned at once
   },
   onReminder: (note) => notifications.remind(note),
+  onClaimExpired: (note) => notifications.claimExpired(note),
   onReset: (warehouseId) => {
     notifications.reset(warehouseId); // `ready` follows, and its poll reloads the inbox
   },

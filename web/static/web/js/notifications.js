@@ -379,6 +379,18 @@ export class NotificationCenter {
   }
 
   /**
+   * My claim of it was let go by the system (`event: claim_expired`, SPEC 17): held too long
+   * with no progress. Its copy is brought up to date (open again) and a toast says so.
+   */
+  claimExpired(note) {
+    if (note.warehouse !== this.warehouseId) return;
+    const known = this.#find(note.id);
+    if (known) this.#replace({ ...note, cursor: Math.max(known.cursor, note.cursor) });
+    this.toasts.show(format(gettext("Your claim expired: %(title)s"), { title: note.title }),
+                     { tone: "warning", warehouse: note.warehouse, action: () => this.open(note.id) });
+  }
+
+  /**
    * The badge, the "N unread" line and the panel follow status as well as read: a colleague's
    * claim or a resolve takes it out of my unread ones, a re-raise or a release puts it back.
    */

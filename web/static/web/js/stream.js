@@ -14,16 +14,20 @@ export class LiveStream {
    * onReady(): the stream (re)started; catch up on anything that does not replay (chat).
    * onNotification(note), onChat({chat, message}): pushed events.
    * onReminder(note): an alert nobody claimed, reminded (SPEC 14; no new cursor).
+   * onClaimExpired(note): my claim of it was let go by the system (SPEC 17; no new cursor).
    * onReset(warehouseId): the stream cannot replay from the cursor; reload from scratch.
    * onMode("live" | "polling"): which way updates arrive now.
    */
-  constructor({ url, cursorOf, onReady, onNotification, onChat, onMode, onReset, onReminder }) {
+  constructor({
+    url, cursorOf, onReady, onNotification, onChat, onMode, onReset, onReminder, onClaimExpired,
+  }) {
     this.url = url;
     this.onReset = onReset ?? (() => {});
     this.cursorOf = cursorOf;
     this.onReady = onReady;
     this.onNotification = onNotification;
     this.onReminder = onReminder ?? (() => {});
+    this.onClaimExpired = onClaimExpired ?? (() => {});
     this.onChat = onChat;
     this.onMode = onMode;
     this.source = null;
@@ -65,6 +69,8 @@ export class LiveStream {
     source.addEventListener("notification", (event) => this.onNotification(JSON.parse(event.data)));
     source.addEventListener("chat", (event) => this.onChat(JSON.parse(event.data)));
     source.addEventListener("reminder", (event) => this.onReminder(JSON.parse(event.data)));
+    source.addEventListener("claim_expired",
+      (event) => this.onClaimExpired(JSON.parse(event.data)));
     // Sent before `ready` when the cursor is too old to replay from (SPEC 11).
     source.addEventListener("reset", () => this.onReset(this.warehouseId));
     source.addEventListener("error", () => {

@@ -15,6 +15,7 @@
       claim: "Claim",
       open: "Open",
       claimed: "Claimed: %s",
+      claimedBy: "Claimed by %s",
       failed: "Could not claim: %s",
       offline: "no connection",
       signedOut: "sign in again",
@@ -23,6 +24,7 @@
       claim: "认领",
       open: "打开",
       claimed: "已认领：%s",
+      claimedBy: "已被 %s 认领",
       failed: "无法认领：%s",
       offline: "没有网络连接",
       signedOut: "请重新登录",
@@ -75,6 +77,24 @@
       return; // not one of ours
     }
     if (!isAlert(alert)) return;
+    // A withdrawal (SPEC 17): the alert was resolved (close what shows it) or claimed by a
+    // colleague (say who, silently, in its place). Nothing shown of it here: nothing to do.
+    if (alert.close || alert.claimed_by) {
+      const shown = await self.registration.getNotifications({ tag: alert.id });
+      if (alert.close) {
+        shown.forEach((notification) => notification.close());
+      } else if (shown.length) {
+        await self.registration.showNotification(text("claimedBy", alert.claimed_by), {
+          body: alert.title,
+          tag: alert.id,
+          silent: true,
+          icon: ICON,
+          data: alert,
+          actions: [{ action: "open", title: text("open") }],
+        });
+      }
+      return;
+    }
     if ((await pages()).some((client) => client.focused)) return; // the page shows it
     // Push services deliver at least once: a copy (or a reminder) of an alert claimed here
     // from its notification leaves the claim shown.
