@@ -248,7 +248,8 @@ class HistoryEntry:
 class ViewVersion:
     """What a user's view of a warehouse depends on besides their roles: the warehouse's
     sequence (every publish and change of status takes a cursor from it), the next expiry
-    time (the view changes when it passes) and the user's read version (their reads).
+    time or the end of the user's active mute, whichever comes first (the view changes when
+    it passes) and the user's read version (their reads).
     Equal versions and roles: the same answer (the API's ETag)."""
 
     sequence: str = "0"

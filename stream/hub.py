@@ -268,15 +268,22 @@ class Hub:
             await _quietly(client.aclose())
 
     async def _event_view(
-        self, warehouse_id: int, notification_id: str, now: int, users: list[int]
+        self,
+        warehouse_id: int,
+        notification_id: str,
+        now: int,
+        users: list[int],
+        *,
+        tell: bool = False,
     ) -> notification_store.EventView | None:
         """The notification of an event and whom of `users` it is read for (the read model's
-        one rule, in notifications/readmodel/lua/event_read_state.lua); one round trip."""
+        one rule, in notifications/readmodel/lua/event_read_state.lua); `tell`: also whom of
+        them to tell loudly (read_model.lua to_tell). One round trip."""
         client = await self._data_client()
         if self._event_script is None:
             self._event_script = client.register_script(notification_store.EVENT_READ_STATE.source)
         keys, args = notification_store.event_read_state_call(
-            warehouse_id, notification_id, now, users
+            warehouse_id, notification_id, now, users, tell=tell
         )
         reply = await self._event_script(keys=keys, args=args, client=client)
         return notification_store.event_view(reply, users)
@@ -383,11 +390,14 @@ class Hub:
         frame_event: str = "notification",
     ) -> None:
         """A notification's new cursor (`event: notification`, with its id), or a reminder of
-        it (`event: reminder`, no id: nothing new to replay; not to those who snoozed it), or
+        it (`event: reminder`, no id: nothing new to replay; only to the users the read model's
+        one rule says to tell loudly: not snoozed, not read, not under their mute floor), or
         its holder's claim let go (`event: claim_expired`, no id, to the holder only)."""
         if isinstance(event, events.NotificationEvent) and await self._is_canary(event):
             await self._canary(event)
             return
+        # A reminder asks the one rule whom to tell; a claim let go goes to its holder anyway.
+        reminder = isinstance(event, events.ReminderEvent) and event.frame == "reminder"
         snoozers = event.snoozers if isinstance(event, events.ReminderEvent) else frozenset()
         listeners = [
             listener
@@ -400,7 +410,9 @@ class Hub:
         cursor = event.cursor
         now = timestamps.now_ms()
         try:
-            view = await self._event_view(event.warehouse_id, event.notification_id, now, users)
+            view = await self._event_view(
+                event.warehouse_id, event.notification_id, now, users, tell=reminder
+            )
         except Exception as exc:
             # Only these streams lose this event: they end, and their clients reconnect and
             # replay it through the REST code. The subscription, and every other stream, go on.
@@ -412,6 +424,11 @@ class Hub:
             return
         if view is None:  # expired and swept
             return
+        if reminder:  # told loudly (SPEC 17): the read model's one rule, to_tell
+            listeners = [listener for listener in listeners if listener.user_id in view.to_tell]
+            users = [user for user in users if user in view.to_tell]
+            if not listeners:
+                return
         frames: dict[bool, bytes] = {}
         try:
             notification = Notification.from_json(view.content)

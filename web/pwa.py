@@ -39,6 +39,7 @@ SHELL_STATIC = [
     "web/js/offline.js",
     "web/js/notices.js",
     "web/js/onshift.js",
+    "web/js/mute.js",
     "web/js/poller.js",
     "web/js/push.js",
     "web/js/queue.js",

@@ -46,6 +46,7 @@ class WarehouseView(LoginRequiredMixin, TemplateView):
                 "stream": "/api/v1/stream/",
                 "onShift": reverse("shifts-on-now"),
                 "notices": reverse("notices"),
+                "mute": reverse("mute"),
             },
             "loginUrl": reverse(settings.LOGIN_URL),
         }

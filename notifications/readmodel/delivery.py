@@ -85,14 +85,27 @@ class EventView(NamedTuple):
     content: Any
     state: Any  # lifecycle JSON, None when never changed
     read_by: frozenset[int]  # the users (of those asked about) it is read for
+    # The users (of those asked about) to tell loudly now (read_model.lua to_tell); empty
+    # unless asked for (`tell`).
+    to_tell: frozenset[int] = frozenset()
 
 
 def event_read_state_call(
-    warehouse_id: int, notification_id: str, now_ms: int, user_ids: Sequence[int]
+    warehouse_id: int,
+    notification_id: str,
+    now_ms: int,
+    user_ids: Sequence[int],
+    *,
+    tell: bool = False,
 ) -> tuple[list[str], list[Any]]:
     """The keys and arguments of EVENT_READ_STATE for these users (the warehouse's layout:
-    no key per user)."""
-    return list(layout.warehouse_keys(warehouse_id, now_ms)), [now_ms, notification_id, *user_ids]
+    no key per user); `tell`: also ask whom of them to tell loudly (a reminder)."""
+    return list(layout.warehouse_keys(warehouse_id, now_ms)), [
+        now_ms,
+        notification_id,
+        "tell" if tell else "",
+        *user_ids,
+    ]
 
 
 def event_view(reply: list[Any], user_ids: Sequence[int]) -> EventView | None:
@@ -100,8 +113,12 @@ def event_view(reply: list[Any], user_ids: Sequence[int]) -> EventView | None:
     content, *rest = reply
     if content is None:
         return None
-    state, *positions = rest
-    return EventView(content, state or None, frozenset(user_ids[int(p) - 1] for p in positions))
+    state, read_at, tell_at = rest
+
+    def users_at(positions: list[Any]) -> frozenset[int]:
+        return frozenset(user_ids[int(p) - 1] for p in positions)
+
+    return EventView(content, state or None, users_at(read_at), users_at(tell_at))
 
 
 class FollowUp(NamedTuple):

@@ -259,3 +259,26 @@ def test_ten_thousand_silenced_alerts_wake_in_bounded_batches(
     assert len(calls) == total // 500
     assert max(calls) <= 500
     assert unread(clients["rita"], warehouse)["unread_count"] == total
+
+
+def test_a_mute_that_ends_on_its_own_changes_the_etag(crew, warehouse, rep_notice, clock):
+    """A client polling with If-None-Match gets the counts back once the mute has ended by
+    itself: the mute's end is part of what the user's ETag depends on."""
+    _, clients = crew
+    client = clients["ralf"]
+    services.publish(message_type=rep_notice, warehouse=warehouse, title="Warn", severity="warning")
+    params = {"warehouse": warehouse.pk}
+    for path in ("/api/v1/notifications/unread/", "/api/v1/notifications/"):
+        clock.move_by(0)
+        body = {"warehouse": warehouse.pk, "until": iso(600), "below": "critical"}
+        assert client.put("/api/v1/mute/", body, format="json").status_code == 200
+        muted = client.get(path, params)
+        assert muted.json()["unread_count"] == 0
+        etag = muted["ETag"]
+        assert client.get(path, params, HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+        clock.move_by(601_000)
+
+        ended = client.get(path, params, HTTP_IF_NONE_MATCH=etag)
+        assert ended.status_code == 200, path
+        assert ended.json()["unread_count"] == 1

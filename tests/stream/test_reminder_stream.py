@@ -1,5 +1,6 @@
-"""A reminder of an alert nobody claimed reaches the open streams of those who see it, except
-those who snoozed it, as `event: reminder` with N (SPEC 14)."""
+"""A reminder of an alert nobody claimed reaches the open streams of those who see it and are to
+be told loudly (not snoozed, not muted below it: read_model.lua to_tell), as `event: reminder`
+with N (SPEC 14 and 17)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from actions import followups
 from config import timestamps
 from notifications import lifecycle
+from notifications.domain import Severity
+from notifications.readmodel import quiet as quiet_store
 from notifications.services import publish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,3 +52,43 @@ def test_a_reminder_is_sent_to_streams_of_who_see_it_and_did_not_snooze_it(
     assert seen == [("reminder", later.id, None), ("notification", later.id, seen[-1][2])]
     reminder = rita_stream.until("notification")
     assert json.loads(reminder.data)["status"] == "claimed"
+
+
+def test_a_muted_users_stream_is_reminded_only_of_what_gets_through_the_mute(
+    open_stream, subscribed, warehouse, rep_notice
+):
+    """The stream asks the read model's one rule (read_model.lua to_tell, SPEC 17): a user who
+    muted below critical hears no reminder of a warning, and still one of a critical alert."""
+    rep_notice.remind_every_seconds = 60
+    rep_notice.save()
+    rita = subscribed("rita", warehouse, rep_notice)
+    ralf = subscribed("ralf", warehouse, rep_notice)
+    warning = publish(
+        message_type="REP_NOTICE", warehouse=warehouse, title="Low stock", severity="warning"
+    )
+    critical = publish(
+        message_type="REP_NOTICE", warehouse=warehouse, title="Blocked aisle", severity="critical"
+    )
+    quiet_store.mute_set(
+        warehouse_id=warehouse.pk,
+        user_id=ralf.pk,
+        until_ms=timestamps.now_ms() + 3_600_000,
+        below=Severity.CRITICAL.level,
+    )
+    rita_stream = open_stream(rita, warehouse)
+    ralf_stream = open_stream(ralf, warehouse)
+
+    assert followups.pass_all(at_ms=timestamps.now_ms() + 61_000)["reminded"] == 2
+    # After the reminders, a change both see: ralf's stream must have had only one before it.
+    lifecycle.claim(user=rita, warehouse_id=warehouse.pk, notification_id=critical.id)
+
+    reminders = [json.loads(rita_stream.until("reminder").data)["id"] for _ in range(2)]
+    assert sorted(reminders) == sorted([warning.id, critical.id])
+    seen = []
+    while True:
+        event = ralf_stream.next()
+        assert event is not None
+        seen.append((event.event, json.loads(event.data)["id"]))
+        if event.event == "notification":
+            break
+    assert seen == [("reminder", critical.id), ("notification", critical.id)]

@@ -39,12 +39,13 @@ local function flag_of(state)
 end
 
 -- A user's mute floor (users field "q:<user>", "<until ms> <severity digit>", SPEC 17): alerts
--- below that severity are not unread for them while it lasts; 0 when none is active.
+-- below that severity are not unread for them while it lasts; 0 when none is active. Also
+-- returns when the active one ends (nil when none).
 local function mute_floor(raw)
   if not raw then return 0 end
   local ends, floor = string.match(raw, '^(%d+) (%d)$')
   if not ends or tonumber(ends) <= NOW then return 0 end
-  return tonumber(floor)
+  return tonumber(floor), tonumber(ends)
 end
 
 local function pad(n) return string.format('%016.0f', n) end
@@ -559,7 +560,8 @@ end
 -- --- What a poll reads first ------------------------------------------------------------------
 
 -- The version of a user's view (what its ETag depends on besides the user, the query and the
--- format: the sequence, the next expiry, the user's read version) and their own state of the
+-- format: the sequence, the next expiry or the end of their active mute, whichever comes
+-- first, so an ETag outlives neither; the user's read version) and their own state of the
 -- warehouse, in three reads: {version, expired (some are expired and not yet swept), marks,
 -- woken (slots), snoozes (whether they have any), read_counts (their counts)}.
 local function user_view(user)
@@ -576,10 +578,14 @@ local function user_view(user)
   end
   local own = redis.call('HMGET', KEYS[K.users], 'v:' .. user, user, 'w:' .. user, 's:' .. user, 'r:' .. user,
                          'q:' .. user)
+  local floor, mute_ends = mute_floor(own[6] or nil)
+  if mute_ends and (next_expiry == '' or mute_ends < tonumber(next_expiry)) then
+    next_expiry = text(mute_ends)
+  end
   return {version = {sequence, next_expiry, own[1] or '0'}, expired = expired,
           marks = parse_marks(own[2] or nil), woken = words(own[3] or nil),
           snoozes = own[4] ~= false, read_counts = parse_counts(own[5] or nil),
-          floor = mute_floor(own[6] or nil)}
+          floor = floor}
 end
 
 local function view_version(user) return user_view(user).version end
@@ -871,8 +877,10 @@ end
 -- now: it is open and not silenced (is_open), live, unread for them (read_by: not read, not
 -- snoozed), not under their mute floor, and it did not come quietly to them (quiet_for, with
 -- `inboxes[i]` the inboxes users[i] sees, space-separated, and `budget` the noise budget per
--- hour). Add a condition here, nowhere else.
+-- hour; without them, as the stream's reminders ask, no noise budget applies). Add a condition
+-- here, nowhere else.
 local function to_tell(users, slot, inboxes, budget)
+  inboxes, budget = inboxes or {}, budget or 0
   local told = {}
   if #users == 0 or not live(slot) or not is_open(slot) then return told end
   local class, level, raise = place_of(slot)

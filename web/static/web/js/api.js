@@ -145,6 +145,7 @@ export async function request(method, url, {
 export const get = (url, params, { keep = null } = {}) => request("GET", url, { params, keep });
 export const post = (url, body, headers) => request("POST", url, { body, headers });
 export const del = (url, params) => request("DELETE", url, { params });
+export const put = (url, body) => request("PUT", url, { body });
 
 /**
  * A fresh Idempotency-Key: a write sent again with the same key is answered, not done twice.

@@ -9,9 +9,26 @@ export function currentUser() {
   return JSON.parse(byId("wms-config").textContent).user;
 }
 
-/** Unread means: not read by me and nobody has taken it or finished it. */
+const LEVELS = { info: 0, warning: 1, critical: 2 };
+let mute = null; // my mute of the shown warehouse (mute.js): {until: Date, below}, or null
+
+/** My mute of the shown warehouse changed (mute.js): null when there is none. */
+export function setMute(value) {
+  mute = value;
+}
+
+/** Under my active mute's floor (SPEC 17): not unread for me, no sound. Critical never is. */
+export function isMuted(note) {
+  return mute !== null && mute.until.getTime() > Date.now()
+    && (LEVELS[note.severity] ?? 0) < LEVELS[mute.below];
+}
+
+/**
+ * Unread means: not read by me, nobody has taken it or finished it, no planned silence holds
+ * it back and my mute does not cover it (the server counts the same way, SPEC 17).
+ */
 export function isUnread(note) {
-  return !note.read && (note.status ?? "open") === "open";
+  return !note.read && (note.status ?? "open") === "open" && !note.silenced && !isMuted(note);
 }
 
 export function severityWord(severity) {
@@ -43,6 +60,10 @@ export function statusLine(note) {
   const parts = [];
   const status = statusText(note);
   if (status) parts.push(h("span", { className: `status-text status-${note.status}` }, status));
+  if (note.silenced) {
+    // Held back by a planned silence: listed, but unread for nobody and never rung (SPEC 17).
+    parts.push(h("span", { className: "silenced-flag" }, pgettext("alert", "Silenced")));
+  }
   if (note.escalated_at) {
     parts.push(h("span", { className: "escalated-flag" }, gettext("Escalated")));
   }

@@ -11,6 +11,7 @@ import { Connection } from "./offline.js";
 import { OnShift } from "./onshift.js";
 import { Poller } from "./poller.js";
 import { Memory } from "./storage.js";
+import { MuteControl } from "./mute.js";
 import { LiveStream } from "./stream.js";
 import { Toasts } from "./toasts.js";
 
@@ -123,14 +124,29 @@ const live = config.stream ? new LiveStream({
 
 // Who is on shift now, in the bell's panel: asked each time the panel opens.
 const onShift = new OnShift({ url: config.api.onShift });
+// My mute (SPEC 17), in the bell's panel: asked when the warehouse changes and the panel opens.
+// A change redraws what it covers and asks the server for the counts at once.
+const mute = new MuteControl({
+  url: config.api.mute,
+  onShiftUrl: config.api.onShift,
+  me: config.user,
+  onChange: () => {
+    notifications.redraw();
+    poller.pollNow();
+  },
+});
 byId("bell-button")?.addEventListener("click", () => {
-  if (!byId("notification-panel").hidden) void onShift.refresh();
+  if (!byId("notification-panel").hidden) {
+    void onShift.refresh();
+    void mute.refresh();
+  }
 });
 
 function chooseWarehouse(id) {
   memory.warehouse = id;
   notifications.setWarehouse(id);
   onShift.setWarehouse(id);
+  mute.setWarehouse(id);
   notices.setWarehouse(id);
   if (!byId("notification-panel").hidden) void onShift.refresh();
   live?.follow(id);

@@ -223,6 +223,16 @@ export class NotificationCenter {
     this.#renderQueue();
   }
 
+  /**
+   * What counts as unread for me changed without news (my mute began or ended): the panel and
+   * the list are drawn again; the next poll brings the server's count.
+   */
+  redraw() {
+    this.summaries = this.summaries.filter(isUnread);
+    this.#renderSummaries();
+    this.#renderInbox();
+  }
+
   /** Show one part of the list: all (not resolved), open, mine, critical, or resolved. */
   setFilter(name) {
     if (!FILTERS[name]) return;
