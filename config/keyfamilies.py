@@ -187,6 +187,18 @@ FAMILIES: tuple[KeyFamily, ...] = (
         _LIFECYCLE,
     ),
     KeyFamily(
+        f"{W}:report:<day>:noise",
+        "hash",
+        "the noise report's raises per hour: `<hour>\\|<class>` → raises (publish, re-raise, escalation, a silence's end; not held back) of alerts of that route class in that UTC hour (0-23) of the day, `c\\|<class>` → the class's inboxes; same expiry",
+        f"{_PUBLISH}, {_RM}reraise, escalate, unsilence",
+    ),
+    KeyFamily(
+        f"{W}:report:<day>:keys",
+        "sorted set",
+        "`<type code>\\|<alert key>` → how often an alert with that key was published or raised again that UTC day (the 1000 most raised); same expiry",
+        f"{_PUBLISH}, {_RM}reraise",
+    ),
+    KeyFamily(
         f"{W}:classes",
         "hash",
         'the read model\'s route classes: `<class>` → its inboxes (`"r:2 u:1"`, sorted), `n:<class>` → notifications of it not yet swept, `i:<inbox>` → the classes the inbox is in, `o:<class>` → its open ones not yet swept by severity and its newest open ones (`<info> <warning> <critical> <how many listed> <raise>:<severity digit>:<slot> …`, newest raised first), `m:<class>` → ` <user id> …` who has a watermark of it; `layout` → `counts` once the warehouse was counted (recount.lua)',

@@ -122,6 +122,19 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
+def report_noise_hours(warehouse_id: int, day: int) -> str:
+    """Hash, for one UTC day (the noise report, SPEC 17): "<hour>|<class>" -> how many raises
+    of alerts of that route class reached their inboxes in that UTC hour (0-23), "c|<class>"
+    -> the class's inboxes ("u:1 r:2")."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:noise"
+
+
+def report_raised_keys(warehouse_id: int, day: int) -> str:
+    """Sorted set "<type code>|<alert key>" -> how often an alert with that key was published
+    or raised again on that UTC day (the most raised only; the noise report, SPEC 17)."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:keys"
+
+
 # --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---
 # A notification's "class" is the set of inboxes it is in (its route): every notification of a
 # class is seen by the same users, so counting per class counts each notification once however

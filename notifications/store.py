@@ -146,6 +146,7 @@ def deliver(
             report_retention_ms(),
             route,
             "" if silence_id is None else silence_id,
+            notification.key or "",
         ],
         version=confirmed_writes.check(keys.sequence(warehouse_id)),
         guard=guard,

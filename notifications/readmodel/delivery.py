@@ -27,7 +27,7 @@ def publish(
     guard: Guard,
     answer: str,
 ) -> PublishReply:
-    """One call of lua/publish.lua (its header names `args`: ARGV[3..11]), its reply decoded."""
+    """One call of lua/publish.lua (its header names `args`: ARGV[3..12]), its reply decoded."""
     reply = scripts.PUBLISH.run(
         [
             *layout.warehouse_keys(warehouse_id, now_ms),

@@ -7,9 +7,9 @@
 -- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
 -- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
 -- Preludes: idempotency, version_check, read_model
--- KEYS[1..21] the warehouse (read_model.lua)
--- KEYS[22] subscriber set   KEYS[23] subscriber set token
--- KEYS[24..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
+-- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[24] subscriber set   KEYS[25] subscriber set token
+-- KEYS[26..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
 --          ids are read off these names
 -- ARGV[1] now (the notification's created_at), ms since the epoch
 -- ARGV[2] token of the caller's subscriber list ("" when it has none cached)
@@ -20,6 +20,7 @@
 -- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
 -- ARGV[11] the id of the planned silence that covers it ("" none): then it is held back
 --          (read_model.lua hold_back: stored and listed, unread for nobody, not escalated)
+-- ARGV[12] the alert key ("" none): counted for the noise report (read_model.lua report_key)
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {0, current token, member, member, ...} when the caller's list is stale,
 --      or {-1} when the pair is not mirrored: nothing written, the caller rebuilds it first,
@@ -94,7 +95,9 @@ if ARGV[11] and ARGV[11] ~= '' then
 else
   open_enter(place, c)
   noise_raise(c)
+  report_reached(c, ARGV[9])
 end
+report_key(ARGV[8], ARGV[12], ARGV[9])
 -- Tell open streams in the same script that delivers: no event without a delivery.
 tell_streams(c .. ' ' .. ARGV[3] .. ' ' .. route)
 return idempotency_store({1, c})
