@@ -194,16 +194,22 @@ FAMILIES: tuple[KeyFamily, ...] = (
         _LIFECYCLE,
     ),
     KeyFamily(
-        f"{W}:report:<day>:keys:<type code>",
-        "sorted set",
-        "alert key → how many times it raised (new alerts and flapping raises) of that type that UTC day: the noise report's keys that raised most; same expiry",
-        _PUBLISH,
-    ),
-    KeyFamily(
         f"{W}:flaps",
         "hash",
         "`<type code>\\|<alert key>` → `<latest id> <last raise ms> <flapping 0/1> <ms> …`: the latest alert of the key, its last raise, whether it flaps, and its new alerts within `FLAP_WINDOW_SECONDS`; expires a window after its last write",
         _PUBLISH,
+    ),
+    KeyFamily(
+        f"{W}:report:<day>:noise",
+        "hash",
+        "the noise report's raises per hour: `<hour>\\|<class>` → raises (publish, re-raise, escalation, a silence's end; not held back) of alerts of that route class in that UTC hour (0-23) of the day, `c\\|<class>` → the class's inboxes; same expiry",
+        f"{_PUBLISH}, {_RM}reraise, escalate, unsilence",
+    ),
+    KeyFamily(
+        f"{W}:report:<day>:keys",
+        "sorted set",
+        "`<type code>\\|<alert key>` → how often an alert with that key was published or raised again that UTC day (the 1000 most raised); same expiry",
+        f"{_PUBLISH}, {_RM}reraise",
     ),
     KeyFamily(
         f"{W}:classes",

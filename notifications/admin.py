@@ -27,8 +27,8 @@ from config import timestamps
 from config.users import signed_in
 from subscriptions.models import Warehouse
 
-from . import reports
-from .models import AlertReport
+from . import noise_report, reports
+from .models import AlertReport, NoiseReport
 from .rules import dry_runs
 from .rules.domain import DryRunStatus
 from .rules.models import SqlRule, SqlRuleDryRun
@@ -37,6 +37,7 @@ DRY_RUN_TEMPLATE = "admin/notifications/sqlrule/dry_run.html"
 # How often the dry run page reloads itself while a dry run is not finished.
 DRY_RUN_REFRESH_SECONDS = 2
 REPORT_TEMPLATE = "admin/notifications/alertreport/report.html"
+NOISE_REPORT_TEMPLATE = "admin/notifications/noisereport/report.html"
 REPORT_DAY_CHOICES = (1, 7, 30)
 # A dry run's status in words (the stored values are English words).
 DRY_RUN_STATUS = {
@@ -320,6 +321,15 @@ def _status_line(dry_run: SqlRuleDryRun) -> str:
     return gettext("Passed (%(asked)s): the rule can be activated.") % {"asked": asked}
 
 
+def _report_days(request: HttpRequest) -> int:
+    """The period a report page asks for: `?days=`, within 1..ALERT_REPORT_RETENTION_DAYS."""
+    try:
+        days = int(request.GET.get("days", "7"))
+    except ValueError:
+        days = 7
+    return max(1, min(days, settings.ALERT_REPORT_RETENTION_DAYS))
+
+
 @admin.register(AlertReport)
 class AlertReportAdmin(admin.ModelAdmin):
     """The same table as GET /api/v1/reports/alerts/, for staff, with a choice of period."""
@@ -344,11 +354,7 @@ class AlertReportAdmin(admin.ModelAdmin):
     ) -> HttpResponse:
         if not self.has_view_permission(request):
             raise PermissionDenied
-        try:
-            days = int(request.GET.get("days", "7"))
-        except ValueError:
-            days = 7
-        days = max(1, min(days, settings.ALERT_REPORT_RETENTION_DAYS))
+        days = _report_days(request)
         context = {
             **self.admin_site.each_context(request),
             "title": ngettext(
@@ -361,3 +367,27 @@ class AlertReportAdmin(admin.ModelAdmin):
             "days": days,
         }
         return TemplateResponse(request, REPORT_TEMPLATE, context)
+
+
+@admin.register(NoiseReport)
+class NoiseReportAdmin(AlertReportAdmin):
+    """The same tables as GET /api/v1/reports/noise/ (SPEC 17), for staff."""
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict | None = None
+    ) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        days = _report_days(request)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": ngettext(
+                "Noise of the last %(days)d day", "Noise of the last %(days)d days", days
+            )
+            % {"days": days},
+            "opts": self.model._meta,
+            "report": noise_report.noise_report(days=days),
+            "day_choices": REPORT_DAY_CHOICES,
+            "days": days,
+        }
+        return TemplateResponse(request, NOISE_REPORT_TEMPLATE, context)

@@ -25,6 +25,8 @@ What the core asks, each with a default for a project without the feature:
   stream's loop calls it) and answers None when it holds nothing for the type yet. `fit`
   makes them one alert's, from its `data` (an action the data gives nothing to scan for is
   unavailable), reading nothing; by default the list as it is.
+- `shift_runs`: the runs of every shift within a period, with the members of its role, for the
+  noise report (SPEC 17): by default none.
 - `silences`: the planned silence that covers an alert of a type, severity and warehouse at a
   time (SPEC 17), read on the publish path from what the process holds; by default none.
 - `unclaimable_types`: the codes of message types whose notifications are read, not claimed
@@ -173,6 +175,30 @@ def no_shift_report(*, first_day: dt.date, last_day: dt.date) -> list[ShiftRepor
     return []
 
 
+@dataclass(frozen=True)
+class ShiftRun:
+    """One run of a shift, cut to a period: [start_ms, end_ms), and the members of its role as
+    (user id, the ids of every role the user has). Made by the shifts feature (`shift_runs`
+    below); the noise report (notifications/noise_report.py) counts operator-hours with them."""
+
+    warehouse_id: int
+    role: str
+    shift_name: str
+    start_ms: int
+    end_ms: int
+    members: tuple[tuple[int, tuple[int, ...]], ...]
+
+
+class ShiftRuns(Protocol):
+    """The runs of every shift overlapping [start_ms, end_ms), cut to it."""
+
+    def __call__(self, *, start_ms: int, end_ms: int) -> list[ShiftRun]: ...
+
+
+def no_shift_runs(*, start_ms: int, end_ms: int) -> list[ShiftRun]:
+    return []
+
+
 class Silences(Protocol):
     """The id of the planned silence covering such an alert at `at_ms`, or None (SPEC 17)."""
 
@@ -193,6 +219,7 @@ class NoSilences:
 shifts: Shifts = NoShifts()
 silences: Silences = NoSilences()
 shift_report: ShiftReport = no_shift_report
+shift_runs: ShiftRuns = no_shift_runs
 
 ActionList = list[dict[str, Any]]
 

@@ -129,19 +129,25 @@ def report_durations(warehouse_id: int, day: int, metric: str) -> str:
     return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:{metric}"
 
 
-def report_alert_keys(warehouse_id: int, day: int, type_code: str) -> str:
-    """Sorted set alert key -> how many times it raised (new or flapping, SPEC 17) of one
-    message type on one UTC day: the noise report's keys that raised most. Same expiry as the
-    report's counts."""
-    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:keys:{type_code}"
-
-
 def flaps(warehouse_id: int) -> str:
     """Hash "<type code>|<alert key>" -> "<latest id> <last raise ms> <flapping 0/1> <ms> ...":
     the latest alert a key made, when it last raised, whether it flaps, and when it made each
     new alert within FLAP_WINDOW_SECONDS (SPEC 17; lua/publish.lua). Expires a window after
     its last write: by then every field is stale anyway."""
     return f"{warehouse_prefix(warehouse_id)}:flaps"
+
+
+def report_noise_hours(warehouse_id: int, day: int) -> str:
+    """Hash, for one UTC day (the noise report, SPEC 17): "<hour>|<class>" -> how many raises
+    of alerts of that route class reached their inboxes in that UTC hour (0-23), "c|<class>"
+    -> the class's inboxes ("u:1 r:2")."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:noise"
+
+
+def report_raised_keys(warehouse_id: int, day: int) -> str:
+    """Sorted set "<type code>|<alert key>" -> how often an alert with that key was published
+    or raised again on that UTC day (the most raised only; the noise report, SPEC 17)."""
+    return f"{warehouse_prefix(warehouse_id)}:report:{int(day)}:keys"
 
 
 # --- The read model: unread counts kept as things happen (docs/architecture/read-model.md) ---

@@ -29,3 +29,16 @@ class AlertReport(models.Model):
 
     def __str__(self) -> str:
         return "alert report"
+
+
+class NoiseReport(models.Model):
+    """The noise report in the admin (notifications.noise_report, SPEC 17); it has no table."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        verbose_name = _("noise report")
+        verbose_name_plural = _("noise report")
+
+    def __str__(self) -> str:
+        return "noise report"

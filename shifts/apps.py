@@ -16,6 +16,7 @@ class ShiftsConfig(AppConfig):
 
         hooks.shifts = selectors  # who is on shift, for escalation and snoozes
         hooks.shift_report = reports.shift_report  # the alert report's rows per shift
+        hooks.shift_runs = reports.shift_runs  # the noise report's operator-hours (SPEC 17)
         beat_schedule.register(
             "hand-over-shifts",
             task="shifts.tasks.hand_over_shifts",

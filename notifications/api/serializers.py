@@ -588,3 +588,53 @@ class AlertReportOutput(serializers.Serializer):
     per_shift = ShiftReportRowOutput(
         many=True, help_text="What each shift handed over in the period (SPEC 13)."
     )
+
+
+class RaisedKeyOutput(serializers.Serializer):
+    key = serializers.CharField()
+    raises = serializers.IntegerField(help_text="Publishes and raises again of alerts with it.")
+
+
+class NoiseRowOutput(serializers.Serializer):
+    warehouse = serializers.IntegerField(source="warehouse_id")
+    warehouse_code = serializers.CharField()
+    message_type = serializers.CharField()
+    message_type_name = serializers.CharField(help_text="In the language of the request.")
+    alerts = serializers.IntegerField(help_text="Alerts published.")
+    alerts_per_operator_hour = serializers.FloatField(
+        allow_null=True,
+        help_text="Alerts per operator-hour on shift in the warehouse (each run's length times "
+        "its role's members); null when nobody was on a shift there.",
+    )
+    flapping = serializers.IntegerField(help_text="Raises that flapped (no new alert).")
+    silenced = serializers.IntegerField(help_text="Alerts held back by a planned silence.")
+    resolved_by_system_unclaimed = serializers.IntegerField(
+        help_text="Alerts the system resolved (a rule's condition cleared) before anyone "
+        "claimed them."
+    )
+    share_resolved_by_system_unclaimed = serializers.FloatField(
+        allow_null=True, help_text="The same, as a share of `alerts` (null without alerts)."
+    )
+    top_keys = RaisedKeyOutput(many=True, help_text="The ten alert keys raised most.")
+
+
+class ShiftNoiseRowOutput(serializers.Serializer):
+    warehouse = serializers.IntegerField(source="warehouse_id")
+    warehouse_code = serializers.CharField()
+    role = serializers.CharField()
+    shift = serializers.CharField(source="shift_name")
+    runs = serializers.IntegerField(help_text="Runs of the shift in the period (up to now).")
+    operator_hours = serializers.FloatField()
+    operators = serializers.IntegerField(help_text="Members of its role.")
+    over_budget = serializers.IntegerField(
+        help_text="Operators to whom more than the noise budget came in a clock hour of a run."
+    )
+
+
+class NoiseReportOutput(serializers.Serializer):
+    days = serializers.IntegerField()
+    first_day = serializers.DateField()
+    last_day = serializers.DateField()
+    budget_per_hour = serializers.IntegerField(help_text="NOISE_BUDGET_PER_HOUR.")
+    results = NoiseRowOutput(many=True, source="rows")
+    per_shift = ShiftNoiseRowOutput(many=True)

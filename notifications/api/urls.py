@@ -24,6 +24,7 @@ urlpatterns = [
         for action, view in views.LIFECYCLE_VIEWS.items()
     ),
     path("reports/alerts/", views.AlertReportView.as_view(), name="alert-report"),
+    path("reports/noise/", views.NoiseReportView.as_view(), name="noise-report"),
     path(
         "notifications/<str:notification_id>/history/",
         views.HistoryView.as_view(),

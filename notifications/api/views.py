@@ -22,7 +22,7 @@ from config.renderers import XMLRenderer
 from config.users import signed_in
 from directory.held import HeldDirectoryMixin
 
-from .. import lifecycle, reports, selectors, services
+from .. import lifecycle, noise_report, reports, selectors, services
 from . import etags
 from . import serializers as s
 
@@ -284,3 +284,22 @@ class AlertReportView(APIView):
         query.is_valid(raise_exception=True)
         report = reports.alert_report(days=query.validated_data["days"])
         return Response(s.AlertReportOutput(report).data)
+
+
+class NoiseReportView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[s.ReportQuery],
+        responses={200: s.NoiseReportOutput, 400: s.DetailOutput, 403: s.DetailOutput},
+        summary="Noise per warehouse and message type, and operators over the budget per shift",
+        description="Staff only (SPEC 17). Over the last `days` UTC days: alerts, alerts per "
+        "operator-hour on shift, flapping and silenced counts, the share resolved by the "
+        "system before anyone claimed them, the ten keys raised most; per shift, how many "
+        "operators went over NOISE_BUDGET_PER_HOUR.",
+    )
+    def get(self, request: Request) -> Response:
+        query = s.ReportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        report = noise_report.noise_report(days=query.validated_data["days"])
+        return Response(s.NoiseReportOutput(report).data)

@@ -34,7 +34,6 @@ def publish(
             *layout.warehouse_keys(warehouse_id, now_ms),
             *subscriber_keys,
             keys.flaps(warehouse_id),
-            keys.report_alert_keys(warehouse_id, layout.report_day(now_ms), type_code),
             *keys.inboxes(warehouse_id, subscribers),
         ],
         [now_ms, token, *args],

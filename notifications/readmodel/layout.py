@@ -37,6 +37,8 @@ WAREHOUSE: tuple[tuple[str, Callable[[int, int], str]], ...] = (
     ("claim_ms", lambda w, d: keys.report_durations(w, d, "claim")),
     ("resolve_ms", lambda w, d: keys.report_durations(w, d, "resolve")),
     ("silenced", lambda w, d: keys.silenced(w)),
+    ("noise_hours", lambda w, d: keys.report_noise_hours(w, d)),
+    ("raised_keys", lambda w, d: keys.report_raised_keys(w, d)),
 )
 NAMES = tuple(name for name, _ in WAREHOUSE)
 FIRST_OWN = len(WAREHOUSE) + 1  # KEYS[FIRST_OWN] is a script's first own key (1-based)

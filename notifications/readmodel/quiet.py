@@ -13,6 +13,7 @@ from config.redis import as_text, get_redis
 from .. import keys
 from ..domain import Notification
 from . import layout, scripts
+from .changes import report_retention_ms
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,13 @@ def unsilence(
     """Wake at most `most` of what the silence held back (the caller calls again while `more`)."""
     reply = scripts.UNSILENCE(
         keys=layout.warehouse_keys(warehouse_id, now_ms),
-        args=[now_ms, silence_id, most, json.dumps(dict(escalation_delays_ms))],
+        args=[
+            now_ms,
+            silence_id,
+            most,
+            json.dumps(dict(escalation_delays_ms)),
+            report_retention_ms(),
+        ],
     )
     alerts = []
     for _id, content, route in reply[2:]:

@@ -105,10 +105,12 @@ def test_flapping_raises_are_counted_for_the_reports(warehouse, crew, raise_key,
     counts = redis.hgetall(keys.report_counts(warehouse.pk, day))
     assert counts[f"{rep_notice.code}|flapping".encode()] == b"2"
     assert counts[f"{rep_notice.code}|published".encode()] == b"4"
-    assert redis.zrevrange(
-        keys.report_alert_keys(warehouse.pk, day, rep_notice.code), 0, 9, withscores=True
-    ) == [(b"A-01-03", 5.0), (b"B-02-01", 1.0)]
-    assert redis.pttl(keys.report_alert_keys(warehouse.pk, day, rep_notice.code)) > 0
+    code = rep_notice.code
+    assert redis.zrevrange(keys.report_raised_keys(warehouse.pk, day), 0, 9, withscores=True) == [
+        (f"{code}|A-01-03".encode(), 5.0),
+        (f"{code}|B-02-01".encode(), 1.0),
+    ]
+    assert redis.pttl(keys.report_raised_keys(warehouse.pk, day)) > 0
     assert 0 < redis.pttl(keys.flaps(warehouse.pk)) <= WINDOW_MS
 
 

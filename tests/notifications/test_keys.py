@@ -15,9 +15,7 @@ def test_notification_keys_share_the_warehouse_hash_tag():
     assert keys.users(4) == "wms:{wh:4}:users"
     assert keys.flaps(4) == "wms:{wh:4}:flaps"
     assert keys.claims(4) == "wms:{wh:4}:claims"
-    assert (
-        keys.report_alert_keys(4, 20_000, "REP_NOTICE") == "wms:{wh:4}:report:20000:keys:REP_NOTICE"
-    )
+    assert keys.report_raised_keys(4, 20_000) == "wms:{wh:4}:report:20000:keys"
 
 
 def test_an_idempotency_keys_binding_is_in_no_warehouses_slot():

@@ -3,8 +3,8 @@
 -- one step more severe, with a new raise cursor (unread again for everyone who sees it, no
 -- reader named) and every snooze of it woken.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
--- KEYS[22] the escalation role's inbox (absent when the type has no role)
+-- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[24] the escalation role's inbox (absent when the type has no role)
 -- ARGV[1] now   ARGV[2] the slot   ARGV[3] the escalation role's subscriber id ("r:<id>", "")
 -- ARGV[4] report retention, ms
 -- Returns {code, ITEM fields (read 0), false}: "ok" escalated, "same" no longer open, or
@@ -33,4 +33,5 @@ state.escalated_at = NOW
 count(content_of(slot).message_type, 'escalated', ARGV[4])
 local cursor = change(slot, state, 'escalated', cjson.null, how)
 noise_raise(slot)
+report_reached(slot, ARGV[4])
 return answer('ok', slot, '', cursor)

@@ -5,7 +5,7 @@
 -- not snoozed, not under their mute floor). One call and a short reply, however many users have
 -- a stream open; no key per user.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model.lua)
 -- ARGV[1] now   ARGV[2] notification id (UUID)   ARGV[3] "tell" to ask whom to tell, else ""
 -- ARGV[4..] user ids
 -- Returns {false} when it is gone, else {content JSON, state JSON or false, {position (1-based,

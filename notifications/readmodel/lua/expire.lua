@@ -7,11 +7,11 @@
 -- meanwhile because they check the expiry index. A finished one leaves the open index and the
 -- counts, its class, and every user's read, woken and snoozed state of it.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
--- KEYS[22..] inbox keys, one per removal (a key may repeat)
+-- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[24..] inbox keys, one per removal (a key may repeat)
 -- ARGV[1] now   ARGV[2] f = how many notifications are finished
 -- ARGV[3 .. 2+f] their cursors;  ARGV[3+f .. 2+2f] their ids (UUIDs)
--- ARGV[3+2f ..] one cursor per inbox key in KEYS[22..], same order
+-- ARGV[3+2f ..] one cursor per inbox key in KEYS[24..], same order
 -- Returns {inbox entries removed, notifications removed, users' fields of them removed}
 
 local f = tonumber(ARGV[2])

@@ -6,7 +6,7 @@
 -- comes again after `since` with its new cursor and state, read or not, except one the user
 -- snoozed (out of their default list until it wakes). Expired ones are never shown.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)   KEYS[22..] the inboxes the user sees: their
+-- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees: their
 --          own, then one per role
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts

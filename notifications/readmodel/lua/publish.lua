@@ -7,11 +7,10 @@
 -- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
 -- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
 -- Preludes: idempotency, version_check, read_model
--- KEYS[1..21] the warehouse (read_model.lua)
--- KEYS[22] subscriber set   KEYS[23] subscriber set token
--- KEYS[24] the flapping records (notifications.keys.flaps)
--- KEYS[25] today's raises per alert key of the type (notifications.keys.report_alert_keys)
--- KEYS[26..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
+-- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[24] subscriber set   KEYS[25] subscriber set token
+-- KEYS[26] the flapping records (notifications.keys.flaps)
+-- KEYS[27..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
 --          ids are read off these names
 -- ARGV[1] now (the notification's created_at), ms since the epoch
 -- ARGV[2] token of the caller's subscriber list ("" when it has none cached)
@@ -22,7 +21,8 @@
 -- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
 -- ARGV[11] the id of the planned silence that covers it ("" none): then it is held back
 --          (read_model.lua hold_back: stored and listed, unread for nobody, not escalated)
--- ARGV[12] the alert key ("" none)   ARGV[13] FLAP_MAX (0: nothing flaps)
+-- ARGV[12] the alert key ("" none): counted for the noise report (read_model.lua report_key)
+--          and followed for flapping   ARGV[13] FLAP_MAX (0: nothing flaps)
 -- ARGV[14] FLAP_WINDOW_SECONDS, in ms
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),
 --      or {2, cursor, id, inboxes, created_at ms} when the key flaps (SPEC 17, the prelude's
@@ -37,8 +37,8 @@ local prior = idempotency_prior()
 if prior then return prior end
 if directory_moved() then return {-2} end
 
-local SUBSCRIBERS, TOKEN, FLAPS, KEY_COUNTS = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2, FIRST_OWN + 3
-local FIRST_INBOX = FIRST_OWN + 4
+local SUBSCRIBERS, TOKEN, FLAPS = FIRST_OWN, FIRST_OWN + 1, FIRST_OWN + 2
+local FIRST_INBOX = FIRST_OWN + 3
 local token = redis.call('GET', KEYS[TOKEN])
 if not token then return {-1} end
 if token ~= ARGV[2] then
@@ -70,7 +70,7 @@ local alert_key, flap_field, flap = ARGV[12], nil, nil
 local window = tonumber(ARGV[14])
 if alert_key ~= '' then
   flap_field = ARGV[8] .. '|' .. alert_key
-  count_raise(KEYS[KEY_COUNTS], alert_key, ARGV[9])
+  report_key(ARGV[8], alert_key, ARGV[9])
   local latest
   latest, flap = flapping_into(KEYS[FLAPS], flap_field, tonumber(ARGV[13]), window)
   if latest then
@@ -118,6 +118,7 @@ if ARGV[11] and ARGV[11] ~= '' then
 else
   open_enter(place, c)
   noise_raise(c)
+  report_reached(c, ARGV[9])
 end
 if flap then flap_made(KEYS[FLAPS], flap_field, flap, ARGV[3], window) end
 -- Tell open streams in the same script that delivers: no event without a delivery.

@@ -2,7 +2,7 @@
 -- visible, read for a user, the cursor of a change and the unread tallies. The loader puts it
 -- in front of every read-model script (config/lua_compose.py, "read_model"); no script copies
 -- a helper. No writes of its own at load time.
--- KEYS[1..21] a warehouse's keys, at the positions of K below in every script that takes this
+-- KEYS[1..23] a warehouse's keys, at the positions of K below in every script that takes this
 --          prelude (notifications/readmodel/layout.py WAREHOUSE builds them in this order);
 --          a script's own KEYS start at KEYS[FIRST_OWN].
 -- ARGV[1] now, ms since the epoch, in every script that takes this prelude; a script's own
@@ -23,8 +23,8 @@
 local K = {seq = 1, notes = 2, ids = 3, routes = 4, expiry = 5, flags = 6, states = 7,
            changes = 8, history = 9, escalations = 10, reminders = 11, classes = 12,
            places = 13, open = 14, users = 15, reads = 16, snoozes = 17, report = 18,
-           claim_ms = 19, resolve_ms = 20, silenced = 21}
-local FIRST_OWN = 22
+           claim_ms = 19, resolve_ms = 20, silenced = 21, noise_hours = 22, raised_keys = 23}
+local FIRST_OWN = 24
 local NOW = tonumber(ARGV[1])
 local SEVERITIES = {'info', 'warning', 'critical'}
 local LEVEL = {info = 0, warning = 1, critical = 2}
@@ -994,13 +994,6 @@ local function flap_fold(slot, type_code, retention)
   return change(slot, state, 'flapping', cjson.null)
 end
 
--- One more raise of `alert_key` (new or folded) in the day's count per key of its type
--- (notifications/keys.py report_alert_keys): the noise report's keys that raised most.
-local function count_raise(counts_key, alert_key, retention)
-  redis.call('ZINCRBY', counts_key, 1, alert_key)
-  redis.call('PEXPIRE', counts_key, retention)
-end
-
 -- --- Claims that expire --------------------------------------------------------------------------
 -- SPEC 17: a claim held a type's claim timeout with no progress is let go by the system
 -- (lua/expire_claims.lua). Progress is an action run on the alert after the claim (history
@@ -1029,4 +1022,45 @@ local function expire_claim(slot, state, id)
   local cursor = reopen(slot, state, cjson.null, '', 'claim_expired')[2]
   tell_streams('claim_expired ' .. cursor .. ' ' .. id .. ' u:' .. text(holder))
   return cursor
+end
+
+-- --- Noise report ---
+-- SPEC 17's noise report (notifications/noise_report.py), counted at write time per UTC day,
+-- kept as long as the alert report's counts (`retention` ms), so that the report reads a few
+-- keys per day whatever the history:
+--   noise_hours "<hour>|<class>": raises (publish, re-raise, escalation; not one held back
+--     by a silence) of alerts of that class in that UTC hour (0-23), and "c|<class>": the
+--     class's inboxes ("u:1 r:2"), so the report knows who saw them after the class is gone;
+--   raised_keys "<type code>|<alert key>" scored by how often an alert with that key was
+--     published or raised again that day (held back or not), at most RAISED_KEYS_KEPT of the
+--     most raised.
+-- The per-day report hash also counts `resolved_unclaimed_by_system` (resolve.lua).
+
+local RAISED_KEYS_KEPT = 1000
+
+-- A raise that reached its inboxes (`slot`'s place already written).
+local function report_reached(slot, retention)
+  local class = place_of(slot)
+  if not class then return end
+  local hour = math.floor(NOW / 3600000) % 24
+  redis.call('HINCRBY', KEYS[K.noise_hours], hour .. '|' .. class, 1)
+  if redis.call('HEXISTS', KEYS[K.noise_hours], 'c|' .. class) == 0 then
+    redis.call('HSET', KEYS[K.noise_hours], 'c|' .. class, redis.call('HGET', KEYS[K.classes], class) or '')
+  end
+  redis.call('PEXPIRE', KEYS[K.noise_hours], retention)
+end
+
+-- An alert of `type_code` with alert key `key` ("" or nil: none) was published or raised again.
+local function report_key(type_code, key, retention)
+  if not key or key == '' or key == cjson.null then return end
+  redis.call('ZINCRBY', KEYS[K.raised_keys], 1, type_code .. '|' .. key)
+  redis.call('ZREMRANGEBYRANK', KEYS[K.raised_keys], 0, -(RAISED_KEYS_KEPT + 1))
+  redis.call('PEXPIRE', KEYS[K.raised_keys], retention)
+end
+
+-- Whether anyone ever claimed the alert in `state` (first_claimed_at since claims set it; a
+-- claim still held before that).
+local function ever_claimed(state)
+  return state.first_claimed_at ~= nil
+    or (state.claimed_at ~= nil and state.claimed_at ~= cjson.null)
 end

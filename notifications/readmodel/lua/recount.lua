@@ -7,7 +7,7 @@
 -- field "layout" is "counts" and the writes keep them). One call: its work grows with the
 -- warehouse's classes, users with watermarks, and one-by-one fields and snoozes.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model.lua)
 -- ARGV[1] now   ARGV[2] "1" to rebuild also when the warehouse was counted already
 -- Returns {classes counted, users counted}, or {-1, -1} when it was counted already.
 

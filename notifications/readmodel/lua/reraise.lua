@@ -2,7 +2,7 @@
 -- a new raise cursor, so every user's read of it is outdated (unread again for everyone)
 -- without naming any reader, and every snooze of it wakes.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model.lua)
 -- ARGV[1] now   ARGV[2] notification id
 -- ARGV[3] the id of the planned silence that covers it now ("" none): an open one is raised
 --          silenced (held back, read_model.lua hold_back)   ARGV[4] report retention, ms
@@ -16,8 +16,13 @@ if state.status == 'resolved' then return answer('resolved', slot, '') end
 state.occurrences = (state.occurrences or 1) + 1
 local _, inboxes = string.gsub(redis.call('HGET', KEYS[K.routes], slot) or '', '%S+', '')
 local held = ARGV[3] and ARGV[3] ~= '' and state.status == 'open'
-if held then hold_back(slot, state, ARGV[3], content_of(slot).message_type, ARGV[4]) end
+local content = content_of(slot)
+if held then hold_back(slot, state, ARGV[3], content.message_type, ARGV[4]) end
 local cursor = change(slot, state, 'reraised', cjson.null, {raise = true})
 -- A raise held back reaches nobody, so it does not count against anyone's noise budget.
-if not held then noise_raise(slot) end
+if not held then
+  noise_raise(slot)
+  report_reached(slot, ARGV[4])
+end
+report_key(content.message_type, content.key, ARGV[4])
 return answer('ok', slot, '', cursor, math.max(inboxes - 1, 0))

@@ -1,7 +1,7 @@
 -- Resolve an alert, by a user who sees it or by the system (a rule's condition cleared);
 -- idempotent. Snoozes of it wake at their time.
 -- Preludes: idempotency, read_model
--- KEYS[1..21] the warehouse (read_model.lua)   KEYS[22..] the inboxes the user sees (none for
+-- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees (none for
 --          the system)
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id ("" the system)   ARGV[4] username
 -- ARGV[5] report retention, ms   ARGV[6] most samples kept per duration list
@@ -22,11 +22,15 @@ end
 local state = state_of(slot)
 if state.status == 'resolved' then return idempotency_store(answer('same', slot, user)) end
 local actor = actor_of(user, ARGV[4])
+local content = content_of(slot)
+-- The noise report: resolved by the system (a rule's condition cleared) before anyone claimed it.
+if user == '' and not ever_claimed(state) then
+  count(content.message_type, 'resolved_unclaimed_by_system', ARGV[5])
+end
 state.status = 'resolved'
 state.resolved_by = actor
 state.resolved_at = NOW
 redis.call('ZREM', KEYS[K.escalations], slot)
-local content = content_of(slot)
 count(content.message_type, 'resolved', ARGV[5])
 sample(KEYS[K.resolve_ms], content.message_type, NOW - content.created_at_ms, ARGV[5], tonumber(ARGV[6]))
 return idempotency_store(answer('ok', slot, user, change(slot, state, 'resolved', actor)))

@@ -3,7 +3,7 @@
 -- kept at write time and each class's newest open ones (read_model.lua, "Counting without
 -- scanning"), then the read state of the newest few in one batch.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)   KEYS[22..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
 -- ARGV[4..6] the client's If-None-Match, as for list.lua

@@ -4,9 +4,10 @@
 -- open streams, history `unsilenced`, and its escalation due again after its type's delay.
 -- Entries of alerts claimed, resolved, gone or held back by a later silence just go.
 -- Preludes: read_model
--- KEYS[1..21] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model.lua)
 -- ARGV[1] now   ARGV[2] silence id   ARGV[3] most entries to take in this call
 -- ARGV[4] JSON {type code: escalation delay ms} of the types that escalate
+-- ARGV[5] report retention, ms
 -- Returns {entries taken, entries left (0 or 1: whether another call is needed),
 --          {id, content JSON, route}, ...} per alert woken.
 
@@ -26,6 +27,7 @@ for _, entry in ipairs(taken) do
       state.silenced, state.silence = nil, nil
       change(slot, state, 'unsilenced', cjson.null, {raise = true})
       noise_raise(slot) -- delivered like a new alert: it counts against the noise budget
+      report_reached(slot, ARGV[5])
       local content = redis.call('HGET', KEYS[K.notes], slot)
       local delay = delays[cjson.decode(content).message_type]
       if delay then redis.call('ZADD', KEYS[K.escalations], NOW + delay, slot) end
