@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Group
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -553,6 +554,13 @@ class ReadModelMachine(RuleBasedStateMachine):
             cursor, notification_id, *inboxes = data.split()
             found.append((int(cursor), notification_id, inboxes))
 
+    def inboxes_of(self, user: str) -> list[str]:
+        """The inboxes `user` sees now: their own and their roles' (as the hub's stream has)."""
+        return [
+            f"u:{self.users[user].pk}",
+            *(f"r:{self.groups[r].pk}" for r in self.model.members[user]),
+        ]
+
     def sees(self, user: str, inboxes: list[str]) -> bool:
         """Whether a stream of `user` is told of an event for these inboxes (their own inbox,
         or a role they are in now), as the hub decides."""
@@ -576,7 +584,11 @@ class ReadModelMachine(RuleBasedStateMachine):
             ], "the event names the inboxes the notification is in"
             ids = [self.users[u].pk for u in users]
             call_keys, call_args = store.event_read_state_call(
-                self.warehouse.pk, notification_id, self.model.now, ids
+                self.warehouse.pk,
+                notification_id,
+                self.model.now,
+                [(self.users[u].pk, self.inboxes_of(u)) for u in users],
+                budget=django_settings.NOISE_BUDGET_PER_HOUR,
             )
             view = store.event_view(store.EVENT_READ_STATE(keys=call_keys, args=call_args), ids)
             assert view is not None
