@@ -272,21 +272,27 @@ class Hub:
         warehouse_id: int,
         notification_id: str,
         now: int,
-        users: list[int],
+        users: dict[int, frozenset[str]],
         *,
         tell: bool = False,
     ) -> notification_store.EventView | None:
-        """The notification of an event and whom of `users` it is read for (the read model's
-        one rule, in notifications/readmodel/lua/event_read_state.lua); `tell`: also whom of
-        them to tell loudly (read_model.lua to_tell). One round trip."""
+        """The notification of an event, whom of `users` (each with the inboxes they see) it is
+        read for and whom it came quietly to (the read model's one rule, in
+        notifications/readmodel/lua/event_read_state.lua); `tell`: also whom of them to tell
+        loudly (read_model.lua to_tell). One round trip."""
         client = await self._data_client()
         if self._event_script is None:
             self._event_script = client.register_script(notification_store.EVENT_READ_STATE.source)
         keys, args = notification_store.event_read_state_call(
-            warehouse_id, notification_id, now, users, tell=tell
+            warehouse_id,
+            notification_id,
+            now,
+            list(users.items()),
+            budget=settings.NOISE_BUDGET_PER_HOUR,
+            tell=tell,
         )
         reply = await self._event_script(keys=keys, args=args, client=client)
-        return notification_store.event_view(reply, users)
+        return notification_store.event_view(reply, list(users))
 
     async def _run(self) -> None:
         delay = 0.1
@@ -391,8 +397,9 @@ class Hub:
     ) -> None:
         """A notification's new cursor (`event: notification`, with its id), or a reminder of
         it (`event: reminder`, no id: nothing new to replay; only to the users the read model's
-        one rule says to tell loudly: not snoozed, not read, not under their mute floor), or
-        its holder's claim let go (`event: claim_expired`, no id, to the holder only)."""
+        one rule says to tell loudly: not read or snoozed, not under their mute floor, not come
+        quietly to them), or its holder's claim let go (`event: claim_expired`, no id, to the
+        holder only). N's `read` and `quiet` are each stream user's."""
         if isinstance(event, events.NotificationEvent) and await self._is_canary(event):
             await self._canary(event)
             return
@@ -406,7 +413,8 @@ class Hub:
         ]
         if not listeners:
             return
-        users = sorted({listener.user_id for listener in listeners})
+        # Each user with the inboxes they see (their streams agree: set_roles changes them all).
+        users = {listener.user_id: listener.inboxes for listener in listeners}
         cursor = event.cursor
         now = timestamps.now_ms()
         try:
@@ -426,19 +434,22 @@ class Hub:
             return
         if reminder:  # told loudly (SPEC 17): the read model's one rule, to_tell
             listeners = [listener for listener in listeners if listener.user_id in view.to_tell]
-            users = [user for user in users if user in view.to_tell]
             if not listeners:
                 return
-        frames: dict[bool, bytes] = {}
+
+        def variant(user: int) -> tuple[bool, bool]:
+            return user in view.read_by, user in view.quiet_to
+
+        frames: dict[tuple[bool, bool], bytes] = {}
         try:
             notification = Notification.from_json(view.content)
             if notification.expires_at_ms <= now:  # never shown once expired (SPEC section 2)
                 return
             state = Lifecycle.from_json(view.state) if view.state else None
             actions = await self._actions(notification.message_type)
-            for flag in {user in view.read_by for user in users}:
-                item = InboxItem(notification, cursor, flag, state)
-                frames[flag] = sse.frame(
+            for read, quiet in {variant(listener.user_id) for listener in listeners}:
+                item = InboxItem(notification, cursor, read, state, quiet=quiet)
+                frames[read, quiet] = sse.frame(
                     event=frame_event,
                     data=events.item_data(item, actions),
                     id=cursor if frame_event == "notification" else None,
@@ -450,7 +461,7 @@ class Hub:
             return
         queued = cursor if frame_event == "notification" else None
         for listener in listeners:
-            listener.offer(queued, frames[listener.user_id in view.read_by])
+            listener.offer(queued, frames[variant(listener.user_id)])
 
     # --- The delivery objective's stream path (SPEC 16) ----------------------------------
 
@@ -481,7 +492,7 @@ class Hub:
         reaches no stream."""
         try:
             view = await self._event_view(
-                event.warehouse_id, event.notification_id, timestamps.now_ms(), []
+                event.warehouse_id, event.notification_id, timestamps.now_ms(), {}
             )
             if view is None:
                 return

@@ -4,7 +4,7 @@ scripts that are not one user's view or a change of status."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from config.idempotency import Guard
@@ -84,6 +84,8 @@ class EventView(NamedTuple):
     content: Any
     state: Any  # lifecycle JSON, None when never changed
     read_by: frozenset[int]  # the users (of those asked about) it is read for
+    # The users (of those asked about) it came quietly to (SPEC 17 noise budget).
+    quiet_to: frozenset[int] = frozenset()
     # The users (of those asked about) to tell loudly now (read_model.lua to_tell); empty
     # unless asked for (`tell`).
     to_tell: frozenset[int] = frozenset()
@@ -93,31 +95,38 @@ def event_read_state_call(
     warehouse_id: int,
     notification_id: str,
     now_ms: int,
-    user_ids: Sequence[int],
+    users: Sequence[tuple[int, Iterable[str]]],
     *,
+    budget: int,
     tell: bool = False,
 ) -> tuple[list[str], list[Any]]:
-    """The keys and arguments of EVENT_READ_STATE for these users (the warehouse's layout:
-    no key per user); `tell`: also ask whom of them to tell loudly (a reminder)."""
+    """The keys and arguments of EVENT_READ_STATE for these users, each with the inboxes they
+    see in the warehouse ("u:7", "r:2"), under a noise budget of `budget` alerts per hour (0:
+    off); `tell`: also ask whom of them to tell loudly (a reminder). The warehouse's layout:
+    no key per user."""
     return list(layout.warehouse_keys(warehouse_id, now_ms)), [
         now_ms,
         notification_id,
         "tell" if tell else "",
-        *user_ids,
+        int(budget),
+        *(" ".join([str(int(user_id)), *sorted(inboxes)]) for user_id, inboxes in users),
     ]
 
 
 def event_view(reply: list[Any], user_ids: Sequence[int]) -> EventView | None:
-    """EVENT_READ_STATE's reply for `user_ids` (as passed); None when the notification is gone."""
+    """EVENT_READ_STATE's reply for `user_ids` (as passed, in order); None when the
+    notification is gone."""
     content, *rest = reply
     if content is None:
         return None
-    state, read_at, tell_at = rest
+    state, read_at, quiet_at, tell_at = rest
 
     def users_at(positions: list[Any]) -> frozenset[int]:
         return frozenset(user_ids[int(p) - 1] for p in positions)
 
-    return EventView(content, state or None, users_at(read_at), users_at(tell_at))
+    return EventView(
+        content, state or None, users_at(read_at), users_at(quiet_at), users_at(tell_at)
+    )
 
 
 class FollowUp(NamedTuple):

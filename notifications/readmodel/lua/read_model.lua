@@ -871,6 +871,37 @@ local function noise_forget(slot)
   else redis.call('HSET', KEYS[K.classes], 'q', ' ' .. table.concat(kept, ' ')) end
 end
 
+-- Of `users` (`inboxes[i]` the inboxes users[i] sees, space-separated: "u:7 r:2"), those
+-- `slot` came quietly to under `budget` (0: off): {user = true}. Every inbox's classes in one
+-- read, the snapshot in another; nothing when it has no snapshot.
+local function quiet_users(users, slot, inboxes, budget)
+  local quiet = {}
+  if budget <= 0 or #users == 0 then return quiet end
+  local snapshot = redis.call('HGET', KEYS[K.places], 'q:' .. slot)
+  if not snapshot then return quiet end
+  local wanted, index, classes = {}, {}, {}
+  for i = 1, #users do
+    for inbox in string.gmatch(inboxes[i] or '', '%S+') do
+      if not index[inbox] then
+        wanted[#wanted + 1] = 'i:' .. inbox
+        index[inbox] = #wanted
+      end
+    end
+  end
+  if #wanted > 0 then
+    local found = redis.call('HMGET', KEYS[K.classes], unpack(wanted))
+    for inbox, at in pairs(index) do classes[inbox] = found[at] or '' end
+  end
+  for i, user in ipairs(users) do
+    local seen = {}
+    for inbox in string.gmatch(inboxes[i] or '', '%S+') do
+      for seen_class in string.gmatch(classes[inbox] or '', '%S+') do seen[seen_class] = true end
+    end
+    if quiet_for(seen, snapshot, budget) then quiet[user] = true end
+  end
+  return quiet
+end
+
 -- --- Told loudly ---------------------------------------------------------------------------------
 
 -- "Told loudly" (pushed, reminded, a sound): of `users`, those who should be told of `slot`
@@ -888,34 +919,9 @@ local function to_tell(users, slot, inboxes, budget)
   local fields = {}
   for i, user in ipairs(users) do fields[i] = 'q:' .. user end
   local mutes = redis.call('HMGET', KEYS[K.users], unpack(fields))
-  local snapshot = budget > 0 and redis.call('HGET', KEYS[K.places], 'q:' .. slot) or nil
-  local classes = {}
-  if snapshot then
-    -- Every inbox's classes in one read.
-    local wanted, index = {}, {}
-    for i = 1, #users do
-      for inbox in string.gmatch(inboxes[i] or '', '%S+') do
-        if not index[inbox] then
-          wanted[#wanted + 1] = 'i:' .. inbox
-          index[inbox] = #wanted
-        end
-      end
-    end
-    if #wanted > 0 then
-      local found = redis.call('HMGET', KEYS[K.classes], unpack(wanted))
-      for inbox, at in pairs(index) do classes[inbox] = found[at] or '' end
-    end
-  end
+  local quiet = quiet_users(users, slot, inboxes, budget)
   for i, user in ipairs(users) do
-    local quiet = false
-    if snapshot then
-      local seen = {}
-      for inbox in string.gmatch(inboxes[i] or '', '%S+') do
-        for seen_class in string.gmatch(classes[inbox] or '', '%S+') do seen[seen_class] = true end
-      end
-      quiet = quiet_for(seen, snapshot, budget)
-    end
-    if not read[user] and level >= mute_floor(mutes[i] or nil) and not quiet then
+    if not read[user] and level >= mute_floor(mutes[i] or nil) and not quiet[user] then
       told[#told + 1] = user
     end
   end

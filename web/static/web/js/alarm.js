@@ -1,6 +1,7 @@
 // A sound and a vibration when a critical alert arrives while the page is open, for a handheld
 // in a pocket or a noisy aisle. A setting of this device (the bell's panel, "Sound for critical
-// alerts"): off by default, remembered in localStorage for whoever uses the device.
+// alerts"): off by default, remembered in localStorage for whoever uses the device. An alert that
+// came quietly to the user (`quiet`, beyond their noise budget: SPEC 17) never sounds.
 
 import { isUnread } from "./lifecycle.js";
 
@@ -32,15 +33,17 @@ export class CriticalAlarm {
     this.#render();
   }
 
-  /** Ring for the critical, unread ones among `notes` (news that just arrived). */
+  /** Ring for the critical, unread ones among `notes` (news that just arrived), unless quiet. */
   ring(notes) {
-    if (!this.on || !notes.some((n) => n.severity === "critical" && isUnread(n))) return;
+    if (!this.on || !notes.some((n) => n.severity === "critical" && isUnread(n) && !n.quiet)) {
+      return;
+    }
     this.#sound();
   }
 
   /** Ring again for a critical alert nobody has claimed yet (a reminder), read or not. */
   remind(note) {
-    if (this.on && note.severity === "critical") this.#sound();
+    if (this.on && note.severity === "critical" && !note.quiet) this.#sound();
   }
 
   #sound() {

@@ -42,6 +42,17 @@ export function severityChip(note) {
   return h("span", { className: `severity-chip sev-${severity}` }, severityWord(severity));
 }
 
+/**
+ * "Came quietly": the alert came beyond the user's noise budget (SPEC 17): listed and unread,
+ * but it did not sound, vibrate or push. Nothing for the others.
+ */
+export function quietChip(note) {
+  if (!note.quiet) return null;
+  return h("span", { className: "quiet-chip", title: gettext(
+    "More alerts than your hourly budget: this one came without sound or push") },
+  gettext("Came quietly"));
+}
+
 /** "Claimed by bob", "Resolved by alice", "Resolved automatically", or "" while open. */
 export function statusText(note) {
   if (note.status === "claimed" && note.claimed_by) {

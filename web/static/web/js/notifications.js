@@ -6,7 +6,8 @@ import { del, get, keptAt, post, describeError, idempotencyKey } from "./api.js"
 import { byId, h, replaceChildren, setBadge } from "./dom.js";
 import { absoluteTime, clockTime, format, relativeTime, timeElement } from "./i18n.js";
 import {
-  DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, severityChip, statusLine,
+  DesktopAlerts, actionButtons, currentUser, historyItems, isUnread, quietChip, severityChip,
+  statusLine,
 } from "./lifecycle.js";
 import {
   HandoverDetails, acceptPath, handoverActions, handoverSummary, isHandover, shownTitle,
@@ -88,6 +89,7 @@ export class NotificationCenter {
     this.onCountChange = onCountChange;
     this.warehouseId = null;
     this.unreadCount = null; // null: not known yet for this warehouse
+    this.quietCount = 0; // how many of the unread came quietly (the unread summary's `quiet`)
     this.summaries = [];
     this.inbox = [];
     this.stale = true; // summaries and inbox need fetching
@@ -205,6 +207,7 @@ export class NotificationCenter {
   setWarehouse(id) {
     this.warehouseId = id;
     this.unreadCount = null;
+    this.quietCount = 0;
     this.summaries = [];
     this.inbox = [];
     this.stale = true;
@@ -385,7 +388,8 @@ export class NotificationCenter {
     if (known) this.#replace({ ...note, cursor: known.cursor });
     this.toasts.show(format(gettext("Still not claimed: %(title)s"), { title: note.title }),
                      { tone: "warning", warehouse: note.warehouse, action: () => this.open(note.id) });
-    this.alarm.remind(note); // a critical one sounds again, when the device's setting is on
+    // A critical one sounds again, when the device's setting is on (never a quiet one).
+    this.alarm.remind(note);
   }
 
   /**
@@ -413,7 +417,11 @@ export class NotificationCenter {
       return;
     }
     const delta = (isUnread(note) ? 1 : 0) - (known && isUnread(known) ? 1 : 0);
+    const quiet = (isUnread(note) && note.quiet ? 1 : 0)
+      - (known && isUnread(known) && known.quiet ? 1 : 0);
+    if (quiet !== 0) this.quietCount = Math.max(0, this.quietCount + quiet);
     if (delta !== 0) this.#setCount(Math.max(0, this.unreadCount + delta));
+    else if (quiet !== 0) this.#renderCount();
   }
 
   async #reloadCount(warehouseId) {
@@ -427,7 +435,9 @@ export class NotificationCenter {
         return;
       }
       this.summaries = unread.latest;
+      this.quietCount = unread.quiet ?? 0;
       this.#setCount(unread.unread_count);
+      this.#renderCount();
       this.#renderSummaries();
     } catch {
       // The poll loop shows the connection problem and reconciles.
@@ -446,6 +456,7 @@ export class NotificationCenter {
       return;
     }
     this.summaries = unread.latest;
+    this.quietCount = unread.quiet ?? 0;
     this.inbox = inbox;
     this.loaded = true;
     this.runner.follow(inbox); // what became of my presses (SPEC 14, outcomes)
@@ -454,6 +465,7 @@ export class NotificationCenter {
     // through fetches it all again.
     this.stale = fromCopy || keptAt(unread) !== null;
     this.#setCount(unread.unread_count);
+    this.#renderCount();
     this.#renderSummaries();
     this.#renderInbox();
     if (this.filter === "snoozed") await this.#loadSnoozed(warehouseId);
@@ -500,6 +512,16 @@ export class NotificationCenter {
         : format(ngettext("%(count)s unread notification", "%(count)s unread notifications",
                           count), { count });
     }
+    // How many of the unread came quietly (the unread summary's `quiet`, SPEC 17).
+    const quiet = byId("unread-quiet");
+    if (quiet) {
+      const some = count > 0 && this.quietCount > 0;
+      quiet.hidden = !some;
+      quiet.textContent = some
+        ? format(ngettext("%(count)s came quietly", "%(count)s came quietly", this.quietCount),
+                 { count: this.quietCount })
+        : "";
+    }
     this.onCountChange(count);
   }
 
@@ -521,6 +543,7 @@ export class NotificationCenter {
         h("span", { className: "summary-title" }, shownTitle(note)),
         h("span", { className: "summary-meta" },
           severityChip(note),
+          quietChip(note),
           h("span", { className: "type-chip", title: note.message_type },
             this.typeName(note.message_type)),
           timeElement(note.created_at, "summary-time")))));
@@ -582,6 +605,7 @@ export class NotificationCenter {
         h("span", { className: "inbox-item-title" }, shownTitle(note)),
         h("span", { className: "inbox-meta-line" },
           severityChip(note),
+          quietChip(note),
           h("span", { className: "type-chip", title: note.message_type },
             this.typeName(note.message_type)),
           statusLine(note),
@@ -885,11 +909,16 @@ export class NotificationCenter {
     if (notes.length === 0) return;
     for (const n of notes) this.announced.add(`${n.id}@${n.cursor}`);
     if (this.announced.size > 1000) this.announced = new Set([...this.announced].slice(-500));
-    this.desktop.show(notes, (id) => this.open(id));
-    this.alarm.ring(notes);
-    this.bell?.classList.remove("ring");
-    void this.bell?.offsetWidth; // restart the animation
-    this.bell?.classList.add("ring");
+    // One that came quietly (beyond the user's noise budget, SPEC 17) is listed and told in a
+    // toast, but has no desktop alert, sound, vibration or ringing bell.
+    const loud = notes.filter((n) => !n.quiet);
+    if (loud.length > 0) {
+      this.desktop.show(loud, (id) => this.open(id));
+      this.alarm.ring(loud);
+      this.bell?.classList.remove("ring");
+      void this.bell?.offsetWidth; // restart the animation
+      this.bell?.classList.add("ring");
+    }
     const newest = notes[notes.length - 1];
     const text = notes.length === 1
       ? format(gettext("New: %(title)s"), { title: shownTitle(newest) })
