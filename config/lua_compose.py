@@ -42,6 +42,11 @@ class Prelude:
 
     @property
     def text(self) -> str:
+        """The file's text; a prelude that is a folder is its files in name order, one concern
+        each (`01_layout.lua`, `02_words.lua`, ...), joined into one chunk."""
+        if self.path.is_dir():
+            parts = sorted(self.path.glob("*.lua"))
+            return "\n".join(part.read_text(encoding="utf-8") for part in parts)
         return self.path.read_text(encoding="utf-8")
 
     @classmethod

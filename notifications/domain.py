@@ -261,7 +261,7 @@ class ViewVersion:
 class IfNoneMatch:
     """A client's If-None-Match, for the read model to compare in the same call as the answer:
     the ETag's text before and after the version, and the client's ETags' hex
-    (notifications/api/etags.py builds it, notifications/readmodel/lua/read_model.lua compares)."""
+    (notifications/api/etags.py builds it, notifications/readmodel/lua/read_model/ compares)."""
 
     before: str
     after: str

@@ -79,7 +79,7 @@ def parse(
             snoozers=frozenset(int(u) for u in snoozers.split() if u),
         )
     if warehouse_id is not None and payload.startswith(CLAIM_EXPIRED):
-        # read_model.lua expire_claim: "claim_expired <cursor> <id> u:<holder id>"
+        # read_model/ expire_claim: "claim_expired <cursor> <id> u:<holder id>"
         cursor, notification_id, holder = payload[len(CLAIM_EXPIRED) :].split(" ")
         return ReminderEvent(
             warehouse_id=warehouse_id,

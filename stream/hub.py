@@ -11,7 +11,7 @@ A stream that does not keep up (STREAM_QUEUE_LIMIT frames waiting) is closed rat
 buffered without bound; so is every stream when the subscription fails, and every stream
 of an event whose notification cannot be read or shown (the others, and the subscription, go
 on). Whether an event is read for each user is the read model's one rule (read_by in
-notifications/readmodel/lua/read_model.lua), the same the polls apply. Their clients
+notifications/readmodel/lua/read_model/), the same the polls apply. Their clients
 reconnect with Last-Event-ID and replay what they missed. On a Redis Cluster the hub then
 subscribes on another live node (PUBLISH reaches every node), so losing any one node, the first
 of REDIS_URL included, does not end instant delivery; /healthz says "subscription" while the
@@ -279,7 +279,7 @@ class Hub:
         """The notification of an event, whom of `users` (each with the inboxes they see) it is
         read for and whom it came quietly to (the read model's one rule, in
         notifications/readmodel/lua/event_read_state.lua); `tell`: also whom of them to tell
-        loudly (read_model.lua to_tell). One round trip."""
+        loudly (read_model/ to_tell). One round trip."""
         client = await self._data_client()
         if self._event_script is None:
             self._event_script = client.register_script(notification_store.EVENT_READ_STATE.source)

@@ -5,7 +5,7 @@ An answer depends on the warehouse's sequence (every publish and change of statu
 cursor from it), the next expiry time (the answer changes when it passes), the user's read
 version (their own reads), their roles, the query and the format. The ETag is a hash of all of
 them. The client's ETags go to the read model's poll script (`etag_of` in
-notifications/readmodel/lua/read_model.lua) with the request for the answer
+notifications/readmodel/lua/read_model/) with the request for the answer
 (`Basis.if_none_match`): the script reads the first three, hashes them with the rest as this
 module would, and answers "not modified" at once when one of the client's ETags is that hash,
 else the answer itself. So a poll costs one round trip whether anything changed or not; a

@@ -1,7 +1,7 @@
 """The read model of notifications: one package owns it (docs/architecture/read-model.md).
 
 - `layout`: the fixed KEYS layout of a warehouse (the same positions in every script);
-- `lua/read_model.lua`: the prelude, the only definitions of what is live, visible and read
+- `lua/read_model/`: the prelude, the only definitions of what is live, visible and read
   for a user, the cursor of a change and the unread tallies;
 - `lua/<operation>.lua`: one short script per operation, composed with its preludes by name
   (config/lua_compose.py);
@@ -15,18 +15,16 @@ from pathlib import Path
 
 from config.lua_compose import Prelude, register
 
-PRELUDE = register(
-    Prelude("read_model", Path(__file__).resolve().parent / "lua" / "read_model.lua")
-)
+PRELUDE = register(Prelude("read_model", Path(__file__).resolve().parent / "lua" / "read_model"))
 
-# Cursors are now_ms * 1024 (+ a sequence within the millisecond): read_model.lua take_cursor.
+# Cursors are now_ms * 1024 (+ a sequence within the millisecond): read_model/ take_cursor.
 CURSOR_PER_MS = 1024
 
 
 def route_class(subscribers: Iterable[str]) -> str:
     """The class id of a route: the first 12 hex digits of the SHA-1 of its sorted inboxes
     joined by spaces. Publishing passes it (computed once per subscriber list and cached, so
-    no publish pays for it in Redis); read_model.lua class_of computes the same for an
+    no publish pays for it in Redis); read_model/ class_of computes the same for an
     escalated route (tests/notifications/test_readmodel_contract.py pins the pair)."""
     joined = " ".join(sorted(subscribers))
     return hashlib.sha1(joined.encode(), usedforsecurity=False).hexdigest()[:12]

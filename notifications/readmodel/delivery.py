@@ -86,7 +86,7 @@ class EventView(NamedTuple):
     read_by: frozenset[int]  # the users (of those asked about) it is read for
     # The users (of those asked about) it came quietly to (SPEC 17 noise budget).
     quiet_to: frozenset[int] = frozenset()
-    # The users (of those asked about) to tell loudly now (read_model.lua to_tell); empty
+    # The users (of those asked about) to tell loudly now (read_model/ to_tell); empty
     # unless asked for (`tell`).
     to_tell: frozenset[int] = frozenset()
 

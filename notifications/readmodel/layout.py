@@ -1,6 +1,6 @@
 """The fixed KEYS layout of a warehouse's read model: the same positions in every script.
 
-Every script that takes the read-model prelude (lua/read_model.lua) gets these keys first, in
+Every script that takes the read-model prelude (lua/read_model/) gets these keys first, in
 this order, and its own keys after them (from FIRST_OWN). The prelude names the positions
 (`K.notes`, ...); tests/notifications/test_readmodel_contract.py pins that both lists agree.
 """

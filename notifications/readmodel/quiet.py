@@ -1,6 +1,6 @@
 """SPEC 17's quiet floor in the read model: waking what a planned silence held back, a user's
 mute (the users hash, field "q:<user>"), and who is told loudly of an alert (lua/attention.lua).
-The rules themselves are the prelude's (lua/read_model.lua, "Silences and mutes")."""
+The rules themselves are the prelude's (lua/read_model/, "Silences and mutes")."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def to_tell(
     budget: int,
 ) -> set[int]:
     """Of these users (each with the inboxes they see in the warehouse: "u:7", "r:2"), those
-    to tell loudly of the alert now (pushed, reminded): the prelude's rule (lua/read_model.lua
+    to tell loudly of the alert now (pushed, reminded): the prelude's rule (lua/read_model/
     to_tell), under a noise budget of `budget` alerts per hour (0: off)."""
     if not users:
         return set()

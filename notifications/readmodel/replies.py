@@ -15,9 +15,9 @@ from subscriptions.store import token_count
 
 from ..domain import InboxItem, Lifecycle, Notification, Severity, ViewVersion
 
-# Per notification, in every reply that carries some (read_model.lua item_of).
+# Per notification, in every reply that carries some (read_model/ item_of).
 ITEM = ("cursor", "content", "read", "state", "snoozed_until")
-# The head of a view's reply (read_model.lua view_head).
+# The head of a view's reply (read_model/ view_head).
 VIEW_HEAD = (
     "status",
     "unread",
@@ -34,7 +34,7 @@ PAGE_HEAD = ("next_since", "has_more", "oldest", "quiet")
 SUMMARY_HEAD = ("quiet", "quiet_items")
 # mark_read.lua / mark_all.lua after VIEW_HEAD.
 MARK_HEAD = ("marked",)
-# A change's reply (read_model.lua answer): code, ITEM, extra.
+# A change's reply (read_model/ answer): code, ITEM, extra.
 CHANGE = ("code", *ITEM, "extra")
 
 

@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from config.redis import as_text
 from notifications import keys, lifecycle, selectors, services
-from notifications.readmodel import layout, upgrade
+from notifications.readmodel import PRELUDE, upgrade
 
 pytestmark = pytest.mark.django_db
 
-# read_model.lua NEWEST: how many of a class's newest open ones it lists.
-PRELUDE = Path(layout.__file__).resolve().parent / "lua" / "read_model.lua"
-NEWEST = int(re.findall(r"^local NEWEST = (\d+)$", PRELUDE.read_text(), re.M)[0])
+# read_model/ NEWEST: how many of a class's newest open ones it lists.
+NEWEST = int(re.findall(r"^local NEWEST = (\d+)$", PRELUDE.text, re.M)[0])
 
 
 def summary(user, warehouse) -> tuple[int, dict[str, int], list[str]]:

@@ -15,24 +15,27 @@ from notifications import keys, store
 from notifications.api.etags import Basis
 from notifications.domain import IfNoneMatch, InboxPage, NotModified
 from notifications.readmodel import CURSOR_PER_MS, changes, cursor_at, layout, route_class
+from notifications.readmodel import PRELUDE as READ_MODEL_PRELUDE
 
 pytestmark = pytest.mark.django_db
 
-PRELUDE = Path(layout.__file__).resolve().parent / "lua" / "read_model.lua"
+LUA = Path(layout.__file__).resolve().parent / "lua"
+# The prelude as scripts get it: its folder's files joined in name order.
+PRELUDE_TEXT = READ_MODEL_PRELUDE.text
 
 
 def test_no_helper_is_defined_in_two_scripts():
     """Each read-model script is composed with the prelude: a helper is defined once, in the
     prelude or in the one script that uses it (two copies drift)."""
     where: dict[str, list[str]] = {}
-    for path in sorted(PRELUDE.parent.glob("*.lua")):
+    for path in sorted([*LUA.glob("*.lua"), *LUA.glob("read_model/*.lua")]):
         for name in re.findall(r"^local function (\w+)", path.read_text(), re.M):
             where.setdefault(name, []).append(path.name)
     assert {name: files for name, files in where.items() if len(files) > 1} == {}
 
 
 def test_the_prelude_names_the_layouts_positions():
-    text = PRELUDE.read_text(encoding="utf-8")
+    text = PRELUDE_TEXT
     table = re.search(r"local K = \{(.*?)\}", text, re.S)
     assert table is not None
     positions = {name: int(n) for name, n in re.findall(r"(\w+) = (\d+)", table.group(1))}

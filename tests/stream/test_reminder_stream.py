@@ -1,5 +1,5 @@
 """A reminder of an alert nobody claimed reaches the open streams of those who see it and are to
-be told loudly (not snoozed, not muted below it: read_model.lua to_tell), as `event: reminder`
+be told loudly (not snoozed, not muted below it: read_model/ to_tell), as `event: reminder`
 with N (SPEC 14 and 17)."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_a_reminder_is_sent_to_streams_of_who_see_it_and_did_not_snooze_it(
 def test_a_muted_users_stream_is_reminded_only_of_what_gets_through_the_mute(
     open_stream, subscribed, warehouse, rep_notice
 ):
-    """The stream asks the read model's one rule (read_model.lua to_tell, SPEC 17): a user who
+    """The stream asks the read model's one rule (read_model/ to_tell, SPEC 17): a user who
     muted below critical hears no reminder of a warning, and still one of a critical alert."""
     rep_notice.remind_every_seconds = 60
     rep_notice.save()

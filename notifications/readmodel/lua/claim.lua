@@ -1,7 +1,7 @@
 -- Claim an alert for a user ("I'm on it", SPEC 7): of concurrent claimers exactly one wins;
 -- claiming is also reading it, and ends the claimer's snooze of it.
 -- Preludes: idempotency, read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id   ARGV[4] username
 -- ARGV[5] report retention, ms   ARGV[6] most samples kept per duration list
 -- ARGV[7] the message types that are read, not claimed (space-separated; "" none)

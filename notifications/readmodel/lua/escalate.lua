@@ -3,7 +3,7 @@
 -- one step more severe, with a new raise cursor (unread again for everyone who sees it, no
 -- reader named) and every snooze of it woken.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- KEYS[24] the escalation role's inbox (absent when the type has no role)
 -- ARGV[1] now   ARGV[2] the slot   ARGV[3] the escalation role's subscriber id ("r:<id>", "")
 -- ARGV[4] report retention, ms

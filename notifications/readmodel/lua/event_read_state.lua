@@ -6,7 +6,7 @@
 -- under their mute floor, not come quietly to them). One call and a short reply, however many
 -- users have a stream open; no key per user.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] notification id (UUID)   ARGV[3] "tell" to ask whom to tell, else ""
 -- ARGV[4] the noise budget per hour (0: off)
 -- ARGV[5..] per user, their id and the inboxes they see in the warehouse: "7 u:7 r:2"

@@ -7,7 +7,7 @@
 -- meanwhile because they check the expiry index. A finished one leaves the open index and the
 -- counts, its class, and every user's read, woken and snoozed state of it.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- KEYS[24..] inbox keys, one per removal (a key may repeat)
 -- ARGV[1] now   ARGV[2] f = how many notifications are finished
 -- ARGV[3 .. 2+f] their cursors;  ARGV[3+f .. 2+2f] their ids (UUIDs)

@@ -1,6 +1,6 @@
 -- Let go of one warehouse's claims held too long with no progress (SPEC 17).
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- KEYS[24] the claims index (notifications.keys.claims: notification id -> ms when due)
 -- ARGV[1] now   ARGV[2] read at most this many due entries
 -- ARGV[3] JSON {type code: claim timeout ms} of the types whose claims expire

@@ -4,7 +4,7 @@
 -- and how many they snoozed. Their fields of single notifications (reads) go with those
 -- notifications when the sweep finishes them.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] the user id
 -- Returns how many fields were removed.
 

@@ -1,6 +1,6 @@
 -- One alert's history for a user who sees it (SPEC 7): its events after publishing.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id
 -- Returns {"ok", ITEM fields, the events (comma-separated JSON objects)}, or {"missing"}.
 

@@ -6,7 +6,7 @@
 -- comes again after `since` with its new cursor and state, read or not, except one the user
 -- snoozed (out of their default list until it wakes). Expired ones are never shown.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees: their
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees: their
 --          own, then one per role
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
@@ -15,8 +15,8 @@
 -- ARGV[7] since (exclusive cursor)   ARGV[8] limit   ARGV[9] "1" to include read ones
 -- ARGV[10] most entries to look at beyond the page (then next_since says how far it got)
 -- ARGV[11] "1" to also return `oldest` (what a stream needs to decide it can replay)
--- ARGV[12] the noise budget per hour (read_model.lua "Noise budget"; 0: off)
--- Returns the view head (read_model.lua view_head), then next_since, has_more (1 when the page
+-- ARGV[12] the noise budget per hour (read_model/ "Noise budget"; 0: off)
+-- Returns the view head (read_model/ view_head), then next_since, has_more (1 when the page
 --          stopped before the newest change), oldest (the oldest slot still in the user's
 --          inboxes, "" when none or not asked), quiet (the positions, 1-based among the
 --          page's items, of those that came quietly to the user, space-separated), then ITEM fields per notification; or the

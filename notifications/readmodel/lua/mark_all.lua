@@ -3,10 +3,10 @@
 -- much that is; a class they see later (a role joined) keeps its own (SPEC 11). Bounded by the
 -- classes they see, not by what those hold.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
--- Returns the view head (read_model.lua view_head: nothing unread) with how many were marked.
+-- Returns the view head (read_model/ view_head: nothing unread) with how many were marked.
 
 local user = ARGV[2]
 local view = user_view(user)

@@ -1,11 +1,11 @@
 -- Mark notifications read for a user, one by one (POST .../read/ with ids): idempotent; ids
 -- that are not the user's, unknown or expired are ignored.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
 -- ARGV[4..] notification ids (UUIDs)
--- Returns the view head (read_model.lua view_head) with how many were marked after it.
+-- Returns the view head (read_model/ view_head) with how many were marked after it.
 
 local user = ARGV[2]
 local marked = 0

@@ -7,7 +7,7 @@
 -- mirrored pair has a token, an empty one too: no token means the subscription mirror lost the
 -- pair (Redis emptied or restarted empty, the key evicted), never "nobody subscribed".
 -- Preludes: idempotency, version_check, read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- KEYS[24] subscriber set   KEYS[25] subscriber set token
 -- KEYS[26] the flapping records (notifications.keys.flaps)
 -- KEYS[27..] inbox of each subscriber (notifications.keys.inbox: "<prefix>:inbox:<id>"); the
@@ -20,8 +20,8 @@
 -- ARGV[9] report retention, ms
 -- ARGV[10] the route's class (notifications.readmodel.route_class of the subscriber ids)
 -- ARGV[11] the id of the planned silence that covers it ("" none): then it is held back
---          (read_model.lua hold_back: stored and listed, unread for nobody, not escalated)
--- ARGV[12] the alert key ("" none): counted for the noise report (read_model.lua report_key)
+--          (read_model/ hold_back: stored and listed, unread for nobody, not escalated)
+-- ARGV[12] the alert key ("" none): counted for the noise report (read_model/ report_key)
 --          and followed for flapping   ARGV[13] FLAP_MAX (0: nothing flaps)
 -- ARGV[14] FLAP_WINDOW_SECONDS, in ms
 -- Returns {1, cursor} (cursor "0" when there is nobody to deliver to and nothing to escalate),

@@ -1,7 +1,7 @@
 -- Record one event in a notification's history without changing its state or cursor: what a
 -- feature did with it (an alert action started or ended, an e-mail about it went out).
 -- Preludes: idempotency, read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] notification id (UUID)
 -- ARGV[3] the event, a JSON object (`event`, `at`, `by`, and its own keys)
 -- Returns {1, slot} when recorded; {0} when the notification is unknown or expired (nothing

@@ -1,4 +1,4 @@
--- Rebuilds a warehouse's counts from what they count (read_model.lua, "Counting without
+-- Rebuilds a warehouse's counts from what they count (read_model/, "Counting without
 -- scanning"): each class's open ones by severity and its newest (classes "o:<class>"), who holds
 -- a watermark of each class ("m:<class>"), and each user's tallies ("r:<user>") from their
 -- watermarks, one-by-one fields and snoozes; a watermark of every class ("*", or a plain number)
@@ -7,7 +7,7 @@
 -- field "layout" is "counts" and the writes keep them). One call: its work grows with the
 -- warehouse's classes, users with watermarks, and one-by-one fields and snoozes.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] "1" to rebuild also when the warehouse was counted already
 -- Returns {classes counted, users counted}, or {-1, -1} when it was counted already.
 

@@ -1,6 +1,6 @@
 -- Release an alert a user holds: open again, every snooze of it wakes (SPEC 7, 13).
 -- Preludes: idempotency, read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id   ARGV[4] username
 -- Returns {code, ITEM fields, false}: "ok" released (the new cursor), "same" open already,
 --   "forbidden" held by someone else, "resolved", or {"missing"}.

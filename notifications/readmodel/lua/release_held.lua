@@ -1,7 +1,7 @@
 -- The system gives back the claim of someone going off shift (SPEC 13): only while that user
 -- still holds it; the event's `by` is null, and every snooze of it wakes.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] the user who must still hold the claim
 -- Returns {code, ITEM fields (read 0), false}: "ok" released, "same" not held by them, or
 --   {"missing"}.

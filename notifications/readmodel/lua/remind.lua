@@ -1,6 +1,6 @@
 -- Send the due reminders, and hand over the due e-mails, of one warehouse's open alerts (SPEC 14).
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua; the reminders zset: "r<n>:<id>" reminder number
+-- KEYS[1..23] the warehouse (read_model/; the reminders zset: "r<n>:<id>" reminder number
 --          n + 1, "e:<id>" the e-mail when nobody claims it -> ms when due)
 -- ARGV[1] now   ARGV[2] read at most this many due entries
 -- ARGV[3] how long an e-mail handed over stays out of the way (its lease), ms

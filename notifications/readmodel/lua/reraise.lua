@@ -2,10 +2,10 @@
 -- a new raise cursor, so every user's read of it is outdated (unread again for everyone)
 -- without naming any reader, and every snooze of it wakes.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] notification id
 -- ARGV[3] the id of the planned silence that covers it now ("" none): an open one is raised
---          silenced (held back, read_model.lua hold_back)   ARGV[4] report retention, ms
+--          silenced (held back, read_model/ hold_back)   ARGV[4] report retention, ms
 -- Returns {code, ITEM fields (read 0), how many inboxes it is in}: "ok" raised again,
 --   "resolved", or {"missing"}.
 

@@ -1,7 +1,7 @@
 -- Resolve an alert, by a user who sees it or by the system (a rule's condition cleared);
 -- idempotent. Snoozes of it wake at their time.
 -- Preludes: idempotency, read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees (none for
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees (none for
 --          the system)
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id ("" the system)   ARGV[4] username
 -- ARGV[5] report retention, ms   ARGV[6] most samples kept per duration list

@@ -1,7 +1,7 @@
 -- Snooze an alert for one user until a time (SPEC 13): read for them alone until it wakes.
 -- Snoozing again moves the time.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id   ARGV[4] username
 -- ARGV[5] when it wakes, ms (the caller checked it is in the future)
 -- Returns {code, ITEM fields, false}: "ok" snoozed, "resolved", or {"missing"}.

@@ -1,7 +1,7 @@
 -- The alerts a user snoozed that they still see, earliest wake first (GET .../snoozed/).
 -- Bounded by how many the user snoozed (and ARGV[3]).
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id   ARGV[3] how many at most
 -- Returns ITEM fields per notification (read 1).
 

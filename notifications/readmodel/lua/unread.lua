@@ -1,16 +1,16 @@
 -- A user's unread summary of a warehouse (GET /api/v1/notifications/unread/): the unread count,
 -- by severity, and the newest unread (newest raised first). Counts nothing: it reads the counts
--- kept at write time and each class's newest open ones (read_model.lua, "Counting without
+-- kept at write time and each class's newest open ones (read_model/, "Counting without
 -- scanning"), then the read state of the newest few in one batch.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] user id
 -- ARGV[3] most expired but not yet swept notifications looked at to leave them out of counts
 -- ARGV[4..6] the client's If-None-Match, as for list.lua
 -- ARGV[7] how many of the newest unread
--- ARGV[8] the noise budget per hour (read_model.lua "Noise budget"; 0: off)
+-- ARGV[8] the noise budget per hour (read_model/ "Noise budget"; 0: off)
 -- ARGV[9] among how many of the newest unread to count those that came quietly
--- Returns the view head (read_model.lua view_head), then quiet (how many of the newest ARGV[9]
+-- Returns the view head (read_model/ view_head), then quiet (how many of the newest ARGV[9]
 --          unread came quietly to the user), the positions (1-based among the items) of the
 --          newest unread that came quietly (space-separated), then ITEM fields per notification; or the view head alone with
 --          "not modified".
@@ -80,7 +80,8 @@ end
 local function go_on(list)
   local class, below, mark = list.class, list.below, list.mark
   list.below = nil
-  for level = 0, 2 do
+  -- Below the user's mute floor nothing is unread for them: those ranges are not read at all.
+  for level = view.floor, 2 do
     local head = class .. ':' .. level
     local top, bottom = '(' .. head .. ':' .. below, '[' .. head .. ':' .. pad(mark + 1)
     lists[#lists + 1] = pager(function()
@@ -136,7 +137,7 @@ while unread_found < scan and looked < most and not (allow_go_on and #chosen >= 
   while #batch < size and looked + #batch < most do
     local raise, level, slot, class = next_candidate()
     if not raise then break end
-    -- Under the user's mute floor: not unread for them (read_model.lua mute_floor).
+    -- Under the user's mute floor: not unread for them (read_model/ mute_floor).
     if level >= view.floor then batch[#batch + 1] = {slot = slot, class = class, raise = tonumber(raise)}
     else looked = looked + 1 end
   end

@@ -4,7 +4,7 @@
 -- open streams, history `unsilenced`, and its escalation due again after its type's delay.
 -- Entries of alerts claimed, resolved, gone or held back by a later silence just go.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2] silence id   ARGV[3] most entries to take in this call
 -- ARGV[4] JSON {type code: escalation delay ms} of the types that escalate
 -- ARGV[5] report retention, ms
@@ -19,6 +19,7 @@ local taken = redis.call('ZRANGEBYLEX', KEYS[K.silenced], '[' .. prefix, '(' .. 
 local reply = {#taken, 0}
 if #taken == 0 then return reply end
 redis.call('ZREM', KEYS[K.silenced], unpack(taken))
+local woken = {}
 for _, entry in ipairs(taken) do
   local slot = string.sub(entry, #prefix + 1)
   if live(slot) then
@@ -26,7 +27,7 @@ for _, entry in ipairs(taken) do
     if state.status == 'open' and state.silenced and tostring(state.silence) == silence then
       state.silenced, state.silence = nil, nil
       change(slot, state, 'unsilenced', cjson.null, {raise = true})
-      noise_raise(slot) -- delivered like a new alert: it counts against the noise budget
+      woken[#woken + 1] = slot
       report_reached(slot, ARGV[5])
       local content = redis.call('HGET', KEYS[K.notes], slot)
       local delay = delays[cjson.decode(content).message_type]
@@ -36,6 +37,8 @@ for _, entry in ipairs(taken) do
     end
   end
 end
+-- Delivered like new alerts: they count against the noise budget (the log read once).
+noise_raise_all(woken)
 if #taken == most then
   local more = redis.call('ZRANGEBYLEX', KEYS[K.silenced], '[' .. prefix, '(' .. silence .. ';', 'LIMIT', 0, 1)
   reply[2] = #more

@@ -5,7 +5,7 @@
 -- The old watermarks are taken only while the user has no state of the new layout that they
 -- would change (their own "mark all read", tallies or woken ones): then the new state wins.
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24] the old watermarks hash
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24] the old watermarks hash
 -- KEYS[25] the old snoozers hash   KEYS[26] the user's old read marks (sorted set of slots)
 -- ARGV[1] now   ARGV[2] user id   ARGV[3] most read marks moved in this call
 -- Returns {read marks still to move, 1 when old watermarks were taken, -1 when the new state

@@ -1,7 +1,7 @@
 -- Wake a user's snooze of an alert now (DELETE .../snooze/): unread for them again, with a new
 -- cursor, even when a "mark all read" of theirs covered it (SPEC 13).
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)   KEYS[24..] the inboxes the user sees
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)   KEYS[24..] the inboxes the user sees
 -- ARGV[1] now   ARGV[2] notification id   ARGV[3] user id   ARGV[4] username
 -- Returns {code, ITEM fields, false}: "ok" woken (the new cursor), "same" not snoozed, or
 --   {"missing"}.

@@ -1,7 +1,7 @@
 -- Wake the given snoozes that are still due (beat, SPEC 13): each woken one gets a new cursor,
 -- history `woke` by nobody; one whose alert expired just goes (the sweep does the rest).
 -- Preludes: read_model
--- KEYS[1..23] the warehouse (read_model.lua)
+-- KEYS[1..23] the warehouse (read_model/01_layout.lua)
 -- ARGV[1] now   ARGV[2..] "<user id>:<slot>" entries the caller read from the snoozes index
 -- Returns {how many were woken}.
 

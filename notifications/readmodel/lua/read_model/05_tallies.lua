@@ -1,0 +1,260 @@
+-- --- Counting without scanning ------------------------------------------------------------------
+-- Unread of a user, per severity = open ones of the classes they see - the open ones of those
+-- classes they have read. Both are kept at write time, so a poll reads them and counts nothing:
+--   per class (classes field "o:<class>"): "<info> <warning> <critical>" open ones not yet
+--     swept, how many of its newest open ones are listed, then those, "<raise, 16 digits>:
+--     <level>:<slot>" newest raised first: the NEWEST newest, or fewer (never fewer than
+--     NEWEST / 2 while the class has more), always every open one raised after the last
+--     listed one's raise;
+--   per user (users field "r:<user>"): " <class>:<level>=<n> ...": how many open ones of each
+--     class and severity are read for them (read_by).
+-- Whose count a change of a slot moves: users with a field or snooze of it (its "who" list in
+-- reads) and users whose watermark of its class may cover it (classes field "m:<class>": who
+-- has a watermark of the class); for anyone else an open one is unread.
+
+local NEWEST = 24
+
+-- A class's state: {counts = {info, warning, critical}, listed = how many newest are listed,
+-- rest = the listed entries, space-separated}. The field is "<info> <warning> <critical>
+-- <listed> <entry> ...": its entries are only split where a caller needs them.
+local function parse_open(raw)
+  if not raw then return {counts = {0, 0, 0}, listed = 0, rest = ''} end
+  local info, warning, critical, listed, rest = string.match(raw, '^(%d+) (%d+) (%d+) (%d+) ?(.*)$')
+  return {counts = {tonumber(info), tonumber(warning), tonumber(critical)}, listed = tonumber(listed),
+          rest = rest}
+end
+
+local function open_total(state) return state.counts[1] + state.counts[2] + state.counts[3] end
+
+local function open_state(class) return parse_open(redis.call('HGET', KEYS[K.classes], 'o:' .. class)) end
+
+local function save_open(class, state)
+  if open_total(state) == 0 then
+    redis.call('HDEL', KEYS[K.classes], 'o:' .. class)
+  else
+    local raw = table.concat(state.counts, ' ') .. ' ' .. state.listed
+    if state.rest ~= '' then raw = raw .. ' ' .. state.rest end
+    redis.call('HSET', KEYS[K.classes], 'o:' .. class, raw)
+  end
+end
+
+-- The per-class state of each of `class_list` (one read): {class = state}.
+local function open_states(class_list)
+  local found = {}
+  if #class_list == 0 then return found end
+  local fields = {}
+  for i, class in ipairs(class_list) do fields[i] = 'o:' .. class end
+  for i, raw in ipairs(redis.call('HMGET', KEYS[K.classes], unpack(fields))) do
+    found[class_list[i]] = parse_open(raw or nil)
+  end
+  return found
+end
+
+local function newest_entry(raise, level, slot) return pad(raise) .. ':' .. level .. ':' .. slot end
+
+-- The class's NEWEST newest open ones, from the open index: listed count, entries.
+local function newest_open(class)
+  local found = {}
+  for level = 0, 2 do
+    local head = class .. ':' .. level
+    for _, member in ipairs(redis.call('ZREVRANGEBYLEX', KEYS[K.open], '(' .. head .. ';',
+                                       '[' .. head .. ':', 'LIMIT', 0, NEWEST)) do
+      local raise, slot = string.match(member, ':(%d+):(%d+)$')
+      found[#found + 1] = raise .. ':' .. level .. ':' .. slot
+    end
+  end
+  table.sort(found, function(x, y) return x > y end)
+  for i = #found, NEWEST + 1, -1 do found[i] = nil end
+  return #found, table.concat(found, ' ')
+end
+
+-- An open notification enters the open index at `place` (publish, or a change to open).
+local function open_enter(place, slot)
+  redis.call('ZADD', KEYS[K.open], 0, place .. ':' .. slot)
+  local class, level, raise = place_parts(place)
+  local state = open_state(class)
+  local total = open_total(state)
+  state.counts[level + 1] = state.counts[level + 1] + 1
+  local entry = newest_entry(raise, level, slot)
+  if state.listed == 0 then
+    -- Nothing listed: the class had none open (the list is refilled before it runs out).
+    if total == 0 then state.rest, state.listed = entry, 1 end
+  elseif entry > string.match(state.rest, '^%S+') then
+    -- The newest (a publish, a raise): first.
+    state.rest = entry .. ' ' .. state.rest
+    state.listed = state.listed + 1
+  elseif state.listed == total or entry > string.match(state.rest, '(%S+)$') then
+    -- Among the listed ones (a release of an older one): in its place.
+    local list = words(state.rest)
+    local at = #list + 1
+    while at > 1 and list[at - 1] < entry do at = at - 1 end
+    table.insert(list, at, entry)
+    state.rest = table.concat(list, ' ')
+    state.listed = state.listed + 1
+  end
+  if state.listed > NEWEST then
+    state.rest = string.match(state.rest, '^(.*) %S+$')
+    state.listed = NEWEST
+  end
+  save_open(class, state)
+end
+
+-- An open notification at `place` leaves the open index (a change, or the sweep).
+local function open_leave(place, slot)
+  redis.call('ZREM', KEYS[K.open], place .. ':' .. slot)
+  local class, level, raise = place_parts(place)
+  local state = open_state(class)
+  state.counts[level + 1] = state.counts[level + 1] - 1
+  local entry = newest_entry(raise, level, slot)
+  local rest = state.rest
+  -- Where it is in " <rest> ": the spaces before and after it.
+  local before, after = string.find(' ' .. rest .. ' ', ' ' .. entry .. ' ', 1, true)
+  if before then
+    local head = before > 1 and string.sub(rest, 1, before - 2) or ''
+    local tail = string.sub(rest, after)
+    state.rest = (head ~= '' and tail ~= '') and (head .. ' ' .. tail) or (head .. tail)
+    state.listed = state.listed - 1
+  end
+  if state.listed < NEWEST / 2 and state.listed < open_total(state) then
+    state.listed, state.rest = newest_open(class)
+  end
+  save_open(class, state)
+end
+
+-- A user's counts: {"<class>:<level>" = n}.
+local function parse_counts(raw)
+  local counts = {}
+  for head, n in string.gmatch(raw or '', '(%S+)=(%-?%d+)') do counts[head] = tonumber(n) end
+  return counts
+end
+
+local function format_counts(counts)
+  local parts = {}
+  for head, n in pairs(counts) do
+    if n ~= 0 then parts[#parts + 1] = head .. '=' .. text(n) end
+  end
+  table.sort(parts)
+  return table.concat(parts, ' ')
+end
+
+-- Adds deltas[i] to the count of `head` of users[i] (three calls, however many users).
+local function add_counts(users, deltas, head)
+  local moved, fields = {}, {}
+  for i, user in ipairs(users) do
+    if deltas[i] ~= 0 then
+      moved[#moved + 1] = i
+      fields[#fields + 1] = 'r:' .. user
+    end
+  end
+  if #fields == 0 then return end
+  local raws = redis.call('HMGET', KEYS[K.users], unpack(fields))
+  local set, gone = {}, {}
+  for j, i in ipairs(moved) do
+    local counts = parse_counts(raws[j] or nil)
+    counts[head] = (counts[head] or 0) + deltas[i]
+    local raw = format_counts(counts)
+    if raw == '' then gone[#gone + 1] = fields[j] else
+      set[#set + 1] = fields[j]
+      set[#set + 1] = raw
+    end
+  end
+  if #set > 0 then redis.call('HSET', KEYS[K.users], unpack(set)) end
+  if #gone > 0 then redis.call('HDEL', KEYS[K.users], unpack(gone)) end
+end
+
+-- Who has a field or a snooze of the slot.
+local function who(slot) return words(redis.call('HGET', KEYS[K.reads], slot)) end
+
+-- An open notification at `place` enters (sign 1) or leaves (sign -1) the counts of every user
+-- it is read for.
+local function tally(slot, place, sign)
+  local class, level, raise = place_parts(place)
+  local users, listed = who(slot), {}
+  for _, user in ipairs(users) do listed[user] = true end
+  for _, user in ipairs(words(redis.call('HGET', KEYS[K.classes], 'm:' .. class))) do
+    if not listed[user] then
+      listed[user] = true
+      users[#users + 1] = user
+    end
+  end
+  if #users == 0 then return end
+  local read = read_by_users(users, slot, class, raise)
+  local deltas = {}
+  for i, user in ipairs(users) do deltas[i] = read[user] and sign or 0 end
+  add_counts(users, deltas, class .. ':' .. level)
+end
+
+-- Runs change() (which changes only `user`'s state of `slot`), keeping their count exact.
+local function for_user(user, slot, change)
+  local place = redis.call('HGET', KEYS[K.places], slot)
+  local counted = place and is_open(slot)
+  local class, level, raise, marks, before
+  if counted then
+    class, level, raise = place_parts(place)
+    marks = marks_of(user)
+    before = is_read(user, slot, marks, class, raise)
+  end
+  change()
+  add_word(KEYS[K.reads], slot, user)
+  if counted then
+    local after = is_read(user, slot, marks, class, raise)
+    if after ~= before then add_counts({user}, {after and 1 or -1}, class .. ':' .. level) end
+  end
+end
+
+-- Marked read one by one by `user` (as raised now).
+local function mark(user, slot)
+  for_user(user, slot, function()
+    local _, _, raise = place_of(slot)
+    redis.call('HSET', KEYS[K.reads], user .. ':' .. slot, text(raise))
+    remove_word(KEYS[K.users], 'w:' .. user, slot)
+  end)
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+end
+
+local function snooze(user, slot, wakes)
+  for_user(user, slot, function()
+    redis.call('ZADD', KEYS[K.snoozes], wakes, user .. ':' .. slot)
+    add_word(KEYS[K.users], 's:' .. user, slot)
+  end)
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+end
+
+local function drop_snooze(user, slot)
+  redis.call('ZREM', KEYS[K.snoozes], user .. ':' .. slot)
+  remove_word(KEYS[K.users], 's:' .. user, slot)
+end
+
+-- Ends `user`'s snooze of `slot`: unread for them from `cursor` on, whatever watermark they had
+-- (SPEC 13), until they read it or mark all read again. `by`: who woke it (cjson.null for
+-- time or the system). Without a cursor the slot is being raised again (out of the counts,
+-- every user's field about to go): only the snooze goes.
+local function wake(user, slot, by, cursor)
+  local function woken()
+    drop_snooze(user, slot)
+    redis.call('HSET', KEYS[K.reads], user .. ':' .. slot, 'w' .. cursor)
+    add_word(KEYS[K.users], 'w:' .. user, slot)
+  end
+  if cursor then for_user(user, slot, woken) else drop_snooze(user, slot) end
+  redis.call('HINCRBY', KEYS[K.users], 'v:' .. user, 1)
+  record(slot, {event = 'woke', at = NOW, by = by})
+end
+
+-- Every snooze of the slot wakes (a re-raise, an escalation, a release).
+local function wake_all(slot, cursor)
+  for _, user in ipairs(who(slot)) do
+    if snooze_of(user, slot) then wake(user, slot, cjson.null, cursor) end
+  end
+end
+
+-- Every user's field of the slot goes (a raise, or the sweep), with their lists' entries.
+-- Returns how many fields went.
+local function forget_reads(slot)
+  local removed = 0
+  for _, user in ipairs(who(slot)) do
+    removed = removed + redis.call('HDEL', KEYS[K.reads], user .. ':' .. slot)
+    remove_word(KEYS[K.users], 'w:' .. user, slot)
+  end
+  redis.call('HDEL', KEYS[K.reads], slot)
+  return removed
+end
