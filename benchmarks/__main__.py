@@ -1,5 +1,5 @@
 """`python -m benchmarks` (`make bench`): every row of issues 12's and 22's tables and of SPEC
-14-16's (rows 17-21), project vs baseline. (The floor simulation is `python -m benchmarks.floor`.)
+14-17's (rows 17-22), project vs baseline. (The floor simulation is `python -m benchmarks.floor`.)
 
 Starts what it needs (an embedded Redis, a throw-away SQLite database, gunicorn and uvicorn for
 the HTTP and stream rows), measures each row in interleaved rounds against its baseline in the
@@ -28,7 +28,7 @@ from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
 
-ALL_ROWS = [str(i) for i in range(1, 22)]
+ALL_ROWS = [str(i) for i in range(1, 23)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 START, END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
@@ -117,6 +117,7 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         rows_inbox,
         rows_notices,
         rows_publish,
+        rows_quiet,
         rows_shape,
         rows_sweep,
     )
@@ -175,6 +176,8 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
         phase("row 20: publishing a notice", lambda: rows_notices.publish_rows(bench))
     if "21" in rows:
         phase("row 21: canaries at 1,000 warehouses", lambda: rows_delivery.canary_rows(bench))
+    if "22" in rows:
+        phase("row 22: the quiet floor's cost", lambda: rows_quiet.quiet_rows(bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 

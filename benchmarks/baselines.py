@@ -251,3 +251,64 @@ class PullMessaging:
             chat_info[i] = (chat_id, messages)
         pipeline.execute()
         return [info for info in chat_info if isinstance(info[0], str)]
+
+
+# --- Quiet floor ----------------------------------------------------------------------------------
+
+# One call that wakes every alert a silence held back. Per alert it does the writes a wake needs
+# whatever the design: the state taken off the silence, a new raise cursor, back in the open
+# index and the changes, one more open alert in its class's tally, a history entry, and its
+# content and route read for the delivery that follows.
+_WAKE_ALL = """
+local held = redis.call('ZRANGE', KEYS[1], 0, -1)
+local reply = {}
+for _, id in ipairs(held) do
+  local state = cjson.decode(redis.call('HGET', KEYS[2], id))
+  state.silenced = nil
+  redis.call('HSET', KEYS[2], id, cjson.encode(state))
+  local cursor = redis.call('INCR', KEYS[3])
+  redis.call('ZADD', KEYS[4], cursor, id)
+  redis.call('ZADD', KEYS[5], cursor, id)
+  redis.call('HINCRBY', KEYS[6], state.class, 1)
+  local entry = cjson.encode({event = 'unsilenced', at = tonumber(ARGV[1])})
+  local before = redis.call('HGET', KEYS[7], id)
+  redis.call('HSET', KEYS[7], id, before and (before .. ',' .. entry) or entry)
+  reply[#reply + 1] = {id, redis.call('HGET', KEYS[8], id), redis.call('HGET', KEYS[9], id)}
+end
+redis.call('DEL', KEYS[1])
+return reply
+"""
+
+
+class BareWake:
+    """The simple design of a silence's end: every alert it held back woken by one script in
+    one call, however many there are (what SILENCE_WAKE_BATCH bounds the project's calls
+    against). The alerts are held in a sorted set; `hold` puts `count` of them there."""
+
+    def __init__(self, client: Redis, name: str) -> None:
+        self.client = client
+        self.script = client.register_script(_WAKE_ALL)
+        base = f"{PREFIX}:wake:{{{name}}}"
+        self.keys = [
+            f"{base}:{part}"
+            for part in ("held", "states", "cursor", "open", "changes", "tally", "history")
+        ] + [f"{base}:notes", f"{base}:routes"]
+
+    def hold(self, count: int, content: str) -> None:
+        held, states, _, _, _, _, history, notes, routes = self.keys
+        state = json.dumps(
+            {"status": "open", "severity": "warning", "silenced": True, "silence": 1, "class": "c1"}
+        )
+        first = json.dumps({"event": "published"}) + "," + json.dumps({"event": "silenced"})
+        pipe = self.client.pipeline(transaction=False)
+        for n in range(count):
+            slot = str(n + 1)
+            pipe.zadd(held, {slot: 0})
+            pipe.hset(states, slot, state)
+            pipe.hset(history, slot, first)
+            pipe.hset(notes, slot, content)
+            pipe.hset(routes, slot, f"c1 u:{n % 5}")
+        pipe.execute()
+
+    def wake(self) -> int:
+        return len(self.script(keys=self.keys, args=[int(time.time() * 1000)]))

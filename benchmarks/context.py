@@ -47,6 +47,8 @@ class Config:
     notice_publishes: int = 50  # row 20: publishes per side per round
     canary_warehouses: int = 1000  # row 21: active warehouses that get canaries
     canary_history: int = 60  # row 21: intervals of canaries before the rounds (an hour)
+    quiet_alerts: int = 2_000  # row 22: alerts already in each warehouse, quiet floor on / off
+    wake_alerts: int = 10_000  # row 22: alerts a silence held back, woken at its end
 
     @property
     def mark_sizes(self) -> tuple[int, int]:
@@ -99,6 +101,7 @@ QUICK = Config(
     streams=300,
     press_alerts=50,
     canary_history=10,
+    wake_alerts=2_000,
 )
 
 # Sizes of 10 and one round: only that every row still produces numbers (tests/test_benchmarks).
@@ -130,6 +133,8 @@ TINY = Config(
     notice_publishes=3,
     canary_warehouses=10,
     canary_history=2,
+    quiet_alerts=20,
+    wake_alerts=30,
 )
 
 PRESETS = {c.name: c for c in (FULL, QUICK, TINY)}

@@ -30,6 +30,8 @@ from redis.connection import AbstractConnection
 PROBE_NAME = "bench-probe"
 LUA_CLIENT = "?:0"
 CONTAINERS = {"MULTI", "EXEC"}
+# What the probe itself sends (RESETSTAT is counted once it has run), left out of `executed`.
+PROBES_OWN = CONTAINERS | {"CONFIG", "INFO", "SLOWLOG", "CLIENT"}
 SLOW_US = 100
 
 
@@ -119,6 +121,9 @@ class RedisTime:
     slowest_command: str
     slow_threshold_us: int
     by_command: dict[str, float]  # the time attributed to each command name
+    # Every command Redis ran meanwhile, a script's own commands included (the probe's own and
+    # MULTI/EXEC left out): the work behind the calls, steadier than their time.
+    executed: int = 0
 
 
 class RedisProbe:
@@ -179,6 +184,12 @@ class RedisProbe:
             if stat and stat["calls"]:
                 spent[name] = stat["usec"] * min(1.0, count / stat["calls"])
         slowest, slowest_command = _slowest(slow)
+        executed = sum(
+            int(stat["calls"])
+            for name, stat in stats.items()
+            if name.startswith("cmdstat_")
+            and name.removeprefix("cmdstat_").split("|")[0].upper() not in PROBES_OWN
+        )
         return RedisTime(
             calls=sum(sent.values()),
             total_us=sum(spent.values()),
@@ -186,6 +197,7 @@ class RedisProbe:
             slowest_command=slowest_command,
             slow_threshold_us=self.slow_us,
             by_command=spent,
+            executed=executed,
         )
 
     def used_memory(self) -> int:
