@@ -393,7 +393,7 @@ NOTIFICATION_SNOOZE_BATCH = env.int("NOTIFICATION_SNOOZE_BATCH", default=100)
 # Beat looks for ended planned silences this often; their held-back alerts are woken at most this
 # many per Redis call. A mute may run at most this long.
 SILENCE_CHECK_SECONDS = env.float("SILENCE_CHECK_SECONDS", default=30.0)
-SILENCE_WAKE_BATCH = env.int("SILENCE_WAKE_BATCH", default=200)
+SILENCE_WAKE_BATCH = env.int("SILENCE_WAKE_BATCH", default=20)
 MUTE_MAX_SECONDS = env.int("MUTE_MAX_SECONDS", default=12 * 3600)
 # The Snoozed list of the page shows at most this many.
 NOTIFICATION_SNOOZED_LIST_MAX = env.int("NOTIFICATION_SNOOZED_LIST_MAX", default=200)
