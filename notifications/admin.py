@@ -349,6 +349,16 @@ class AlertReportAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
+    template = REPORT_TEMPLATE
+
+    def title(self, days: int) -> str:
+        return ngettext(
+            "Alerts of the last %(days)d day", "Alerts of the last %(days)d days", days
+        ) % {"days": days}
+
+    def report(self, days: int) -> object:
+        return reports.alert_report(days=days)
+
     def changelist_view(
         self, request: HttpRequest, extra_context: dict | None = None
     ) -> HttpResponse:
@@ -357,37 +367,25 @@ class AlertReportAdmin(admin.ModelAdmin):
         days = _report_days(request)
         context = {
             **self.admin_site.each_context(request),
-            "title": ngettext(
-                "Alerts of the last %(days)d day", "Alerts of the last %(days)d days", days
-            )
-            % {"days": days},
+            "title": self.title(days),
             "opts": self.model._meta,
-            "report": reports.alert_report(days=days),
+            "report": self.report(days),
             "day_choices": REPORT_DAY_CHOICES,
             "days": days,
         }
-        return TemplateResponse(request, REPORT_TEMPLATE, context)
+        return TemplateResponse(request, self.template, context)
 
 
 @admin.register(NoiseReport)
 class NoiseReportAdmin(AlertReportAdmin):
     """The same tables as GET /api/v1/reports/noise/ (SPEC 17), for staff."""
 
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict | None = None
-    ) -> HttpResponse:
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        days = _report_days(request)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": ngettext(
-                "Noise of the last %(days)d day", "Noise of the last %(days)d days", days
-            )
-            % {"days": days},
-            "opts": self.model._meta,
-            "report": noise_report.noise_report(days=days),
-            "day_choices": REPORT_DAY_CHOICES,
-            "days": days,
-        }
-        return TemplateResponse(request, NOISE_REPORT_TEMPLATE, context)
+    template = NOISE_REPORT_TEMPLATE
+
+    def title(self, days: int) -> str:
+        return ngettext(
+            "Noise of the last %(days)d day", "Noise of the last %(days)d days", days
+        ) % {"days": days}
+
+    def report(self, days: int) -> object:
+        return noise_report.noise_report(days=days)

@@ -50,12 +50,7 @@ def push_alert(alert: dict[str, Any], inboxes: list[str]) -> dict[str, int]:
         counts[services.Outcome.QUIET] = len(reached) - len(told)
         metrics.PUSHES.labels(services.Outcome.QUIET).inc(len(reached) - len(told))
     reached = told
-    attempts = services.send_all(reached, note, session_factory=PushSession)
-    for subscription, attempt in zip(reached, attempts, strict=True):
-        if attempt.outcome == services.Outcome.RETRY:
-            _retry_later(subscription.pk, alert, retry=1, retry_after=attempt.retry_after)
-        counts[attempt.outcome] = counts.get(attempt.outcome, 0) + 1
-    return counts
+    return _post_all(reached, note, alert, counts)
 
 
 @shared_task(ignore_result=True, queue=PUSH_QUEUE)
@@ -70,7 +65,14 @@ def withdraw_alert(alert: dict[str, Any], acted_by: int | None) -> dict[str, int
         for s in selectors.subscriptions_reached(warehouse_id=note.warehouse, inboxes=inboxes)
         if s.user_id != acted_by
     ]
-    counts: dict[str, int] = {}
+    return _post_all(reached, note, alert, {})
+
+
+def _post_all(
+    reached: list[PushSubscription], note: Alert, alert: dict[str, Any], counts: dict[str, int]
+) -> dict[str, int]:
+    """Post `note` to every subscription at once; a browser whose push service did not answer
+    gets its own retries. Returns `counts` with each outcome added."""
     attempts = services.send_all(reached, note, session_factory=PushSession)
     for subscription, attempt in zip(reached, attempts, strict=True):
         if attempt.outcome == services.Outcome.RETRY:
