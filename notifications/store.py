@@ -137,7 +137,6 @@ def deliver(
         subscribers=subscribers,
         token=token,
         now_ms=notification.created_at_ms,
-        type_code=notification.message_type,
         args=[
             notification.id,
             notification.to_json(),

@@ -22,7 +22,6 @@ def publish(
     subscribers: Sequence[str],
     token: str,
     now_ms: int,
-    type_code: str,
     args: Sequence[Any],
     version: tuple[str, str],
     guard: Guard,

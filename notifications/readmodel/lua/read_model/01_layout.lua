@@ -7,7 +7,9 @@
 --   02_words         word lists kept in hash fields; reading a range a chunk at a time
 --   03_notification  what a notification is: live, visible, its place, state and cursors
 --   04_read_rule     read for a user: the one rule (marks, own reads, snoozes, wakes)
---   05_tallies       counting without scanning: open counts per class, read counts per user
+--   05_tallies_open  counting without scanning: each class's open counts and newest open ones
+--   05_tallies_users each user's read counts, moved by a change of a slot
+--   05_tallies_writes  one user's change of one slot: marks, snoozes, wakes, forgotten reads
 --   06_poll          what a poll reads first (a user's view) and their unread counts
 --   07_reply         one notification as a reply (ITEM)
 --   08_lifecycle     changes of status (SPEC 7) and the report's counts

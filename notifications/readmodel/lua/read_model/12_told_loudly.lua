@@ -2,12 +2,10 @@
 
 -- "Told loudly" (pushed, reminded, a sound): of `users`, those who should be told of `slot`
 -- now: it is open and not silenced (is_open), live, unread for them (read_by: not read, not
--- snoozed), not under their mute floor, and it did not come quietly to them (quiet_for, with
+-- snoozed), not under their mute floor, and it did not come quietly to them (quiet_users, with
 -- `inboxes[i]` the inboxes users[i] sees, space-separated, and `budget` the noise budget per
--- hour; without them, as the stream's reminders ask, no noise budget applies). Add a condition
--- here, nowhere else.
+-- hour). Add a condition here, nowhere else.
 local function to_tell(users, slot, inboxes, budget)
-  inboxes, budget = inboxes or {}, budget or 0
   local told = {}
   if #users == 0 or not live(slot) or not is_open(slot) then return told end
   local class, level, raise = place_of(slot)
