@@ -5,8 +5,8 @@ A push goes the whole way: published, encrypted by the server's Celery task for 
 push service is an HTTPS stand-in, decrypted there with the browser's key, and delivered to the
 page's service worker through the DevTools protocol (`ServiceWorker.deliverPushMessage`), as
 Chromium's push service would. Chromium lets no script make a trusted notification click, so
-the click is a `NotificationEvent` dispatched in the worker: the same listener runs (only
-`waitUntil`, which the browser refuses for an event a script made, is left out).
+the click is a `NotificationEvent` dispatched in the worker: the same listener runs, and the test awaits the
+work it hands to `waitUntil` (which the browser refuses for an event a script made).
 """
 
 from __future__ import annotations
@@ -158,8 +158,12 @@ class Handheld:
             """async (action) => {
                  const [notification] = await self.registration.getNotifications();
                  const event = new NotificationEvent("notificationclick", { notification, action });
-                 event.waitUntil = () => {};  // refused for an event a script made
+                 // The browser refuses waitUntil for an event a script made; this evaluation
+                 // awaits the listener's work instead, so the worker is busy until it is done.
+                 let work = Promise.resolve();
+                 event.waitUntil = (promise) => { work = promise; };
                  self.dispatchEvent(event);
+                 await work;
                }""",
             action,
         )
