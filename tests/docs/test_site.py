@@ -57,6 +57,23 @@ def test_readme_and_contributing_links_lead_somewhere():
                 assert anchor in anchors(page), f"{name} links to {target}#{anchor}"
 
 
+def test_the_docs_name_no_contract_outside_the_repository():
+    """For the product's users, the docs and the OpenAPI schema are the contract: no page
+    points to a specification's sections that the repository does not hold."""
+    pages = [
+        BASE_DIR / "README.md",
+        BASE_DIR / "CONTRIBUTING.md",
+        *(BASE_DIR / "docs").rglob("*.md"),
+    ]
+    cited = [
+        f"{page.relative_to(BASE_DIR)}:{number}"
+        for page in pages
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bSPEC\b", line)
+    ]
+    assert cited == []
+
+
 def test_the_site_is_served_beside_the_demo():
     """`mkdocs serve` (README) must not want the demo's port: it died on 8000 (issue 39)."""
     from demo.management.commands.demo import Command
