@@ -82,13 +82,30 @@ class Entry:
             return gettext("Scan the %(thing)s") % {"thing": _thing(self.confirm_field)}
 
 
+LANGUAGES = ("en", "zh-hans")
+
+
 @dataclass(frozen=True)
 class Catalog:
     by_type: dict[str, tuple[Entry, ...]]
+    # N's `actions` of each type in each of the catalog's languages, made once per load (a
+    # poll shares these lists, read only: `fit` copies what it changes).
+    shown: dict[tuple[str, str], list[dict[str, Any]]]
+
+    @classmethod
+    def of(cls, by_type: dict[str, tuple[Entry, ...]]) -> Catalog:
+        return cls(
+            by_type,
+            {
+                (type_code, language): [entry.shown(language) for entry in entries]
+                for type_code, entries in by_type.items()
+                for language in LANGUAGES
+            },
+        )
 
     def actions(self, type_code: str, language: str | None) -> list[dict[str, Any]]:
         """N's `actions` for a type, in `language`."""
-        return [entry.shown(_language(language)) for entry in self.by_type.get(type_code, ())]
+        return self.shown.get((type_code, _language(language)), [])
 
     def with_code(self, code: str) -> dict[str, Entry]:
         """The active actions with this code, by their message type's code."""
@@ -125,7 +142,7 @@ def _load() -> Catalog:
                 resolves=row.resolves,
             )
         )
-    return Catalog({code: tuple(entries) for code, entries in by_type.items()})
+    return Catalog.of({code: tuple(entries) for code, entries in by_type.items()})
 
 
 CATALOG = holdings.declare(
