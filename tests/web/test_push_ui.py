@@ -5,8 +5,9 @@ A push goes the whole way: published, encrypted by the server's Celery task for 
 push service is an HTTPS stand-in, decrypted there with the browser's key, and delivered to the
 page's service worker through the DevTools protocol (`ServiceWorker.deliverPushMessage`), as
 Chromium's push service would. Chromium lets no script make a trusted notification click, so
-the click is a `NotificationEvent` dispatched in the worker: the same listener runs, and the test awaits the
-work it hands to `waitUntil` (which the browser refuses for an event a script made).
+the click is a `NotificationEvent` dispatched in the worker: the same listener runs, and the
+test awaits the work it hands to `waitUntil` (which the browser refuses for an event a script
+made).
 """
 
 from __future__ import annotations
