@@ -74,18 +74,13 @@ def warn_of_missing_fields(request: HttpRequest, actions: Iterable[AlertAction])
         messages.warning(request, text % values)
 
 
+# What describes an action, in the list of actions and in its message type's inline alike.
+ACTION_COLUMNS = ["code", "label", "label_zh", "url", "resolves", "confirm_field"]
+
+
 @admin.register(AlertAction)
 class AlertActionAdmin(admin.ModelAdmin):
-    list_display = [
-        "message_type",
-        "code",
-        "label",
-        "label_zh",
-        "url",
-        "resolves",
-        "confirm_field",
-        "is_active",
-    ]
+    list_display = ["message_type", *ACTION_COLUMNS, "is_active"]
     list_filter = ["is_active", "resolves", "message_type"]
     search_fields = ["code", "label", "label_zh", "url", "message_type__code"]
     list_select_related = ["message_type"]
@@ -119,17 +114,7 @@ class AlertActionAdmin(admin.ModelAdmin):
 class AlertActionInline(admin.TabularInline):
     model = AlertAction
     extra = 0
-    fields = [
-        "code",
-        "label",
-        "label_zh",
-        "url",
-        "resolves",
-        "confirm_field",
-        "confirm_label",
-        "confirm_label_zh",
-        "is_active",
-    ]
+    fields = [*ACTION_COLUMNS, "confirm_label", "confirm_label_zh", "is_active"]
     show_change_link = True
 
 

@@ -12,7 +12,7 @@ import re
 from django.conf import settings
 
 from config.idempotency import key_digest
-from config.keyspace import glob_escape
+from config.keyspace import events_channel_tag, glob_escape, match_after_prefix
 
 # Group chats get a random id, a direct chat the ids of its pair (lower first), so the pair
 # always lands on the same chat. The check keeps client input out of key names: only ids of
@@ -117,11 +117,8 @@ def events_channel_pattern() -> str:
 
 def chat_of_channel(channel: str) -> str | None:
     """The chat id of an events channel name, None for anything else."""
-    head = f"{settings.WMS_REDIS_PREFIX}:{{chat:"
-    if not (channel.startswith(head) and channel.endswith("}:events")):
-        return None
-    chat_id = channel[len(head) : -len("}:events")]
-    return chat_id if is_chat_id(chat_id) else None
+    chat_id = events_channel_tag(channel, "chat")
+    return chat_id if chat_id is not None and is_chat_id(chat_id) else None
 
 
 def user_prefix(user_id: int) -> str:
@@ -168,13 +165,11 @@ _USER_KEY = re.compile(r"\{user:([1-9][0-9]{0,18})\}:(chats|contacts)")
 
 def chat_id_of(key: str) -> str | None:
     """The chat id of one of its keys (as built by chat_keys()), else None."""
-    head = f"{settings.WMS_REDIS_PREFIX}:"
-    found = _CHAT_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    found = match_after_prefix(_CHAT_KEY, key)
     return found[1] if found and is_chat_id(found[1]) else None
 
 
 def user_id_of(key: str) -> int | None:
     """The user id of a per-user chat key (chat list, contacts), else None."""
-    head = f"{settings.WMS_REDIS_PREFIX}:"
-    found = _USER_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    found = match_after_prefix(_USER_KEY, key)
     return int(found[1]) if found else None

@@ -13,7 +13,7 @@ from django.conf import settings
 
 from config import keyfamilies
 from config.idempotency import key_digest
-from config.keyspace import glob_escape
+from config.keyspace import events_channel_tag, glob_escape, match_after_prefix
 from subscriptions.keys import warehouse_prefix
 
 
@@ -223,11 +223,8 @@ def events_channel_pattern() -> str:
 
 def warehouse_of_channel(channel: str) -> int | None:
     """The warehouse id of an events channel name, None for anything else."""
-    head = f"{settings.WMS_REDIS_PREFIX}:{{wh:"
-    if not (channel.startswith(head) and channel.endswith("}:events")):
-        return None
-    digits = channel[len(head) : -len("}:events")]
-    return int(digits) if digits.isdigit() else None
+    digits = events_channel_tag(channel, "wh")
+    return int(digits) if digits is not None and digits.isdigit() else None
 
 
 # --- Rules (notifications.rules): de-duplication and scheduling ---------------------------------
@@ -289,8 +286,7 @@ def parse_warehouse_key(key: str) -> WarehouseKey | None:
     """The warehouse (and owner) of a key under the `{wh:<id>}` tag, else None. Families and
     their owners come from the one registry, config.keyfamilies; a key of no family there is
     "other" (removed only with its warehouse)."""
-    head = f"{settings.WMS_REDIS_PREFIX}:"
-    found = _WAREHOUSE_KEY.fullmatch(key[len(head) :]) if key.startswith(head) else None
+    found = match_after_prefix(_WAREHOUSE_KEY, key)
     if found is None:
         return None
     parsed = keyfamilies.parse(key)

@@ -12,16 +12,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
-from django.utils.translation import get_language
-
-from config import timestamps
-from subscriptions.models import MessageType, Warehouse
 
 from . import hooks, lifecycle_store
 from .lifecycle_store import NoiseDay
-from .store import report_day
+from .reports import DAY_MS, report_scope
 
-DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
 TOP_KEYS = 10
 
@@ -74,18 +69,17 @@ class NoiseReport:
 def noise_report(*, days: int, at_ms: int | None = None) -> NoiseReport:
     """The last `days` UTC days, today included (up to now), of every warehouse (rows with any
     activity), ordered by warehouse code and message type."""
-    now = timestamps.now_ms() if at_ms is None else at_ms
-    today = report_day(now)
-    day_numbers = list(range(today - days + 1, today + 1))
-    codes = dict(Warehouse.objects.values_list("pk", "code"))
-    language = get_language()
-    types = list(MessageType.objects.all())
-    type_names = {mt.code: mt.display_name(language) for mt in types}
-    internal = {mt.code for mt in types if mt.internal}  # the product's own (canaries): no row
+    scope = report_scope(days=days, at_ms=at_ms)
+    day_numbers, codes, type_names, internal = (
+        scope.day_numbers,
+        scope.codes,
+        scope.type_names,
+        scope.internal,
+    )
     figures = lifecycle_store.noise_figures(list(codes), day_numbers)
     runs = [
         run
-        for run in hooks.shift_runs(start_ms=day_numbers[0] * DAY_MS, end_ms=now)
+        for run in hooks.shift_runs(start_ms=day_numbers[0] * DAY_MS, end_ms=scope.now_ms)
         if run.warehouse_id in codes
     ]
     operator_hours: dict[int, float] = {}
@@ -127,8 +121,8 @@ def noise_report(*, days: int, at_ms: int | None = None) -> NoiseReport:
     rows.sort(key=lambda row: (row.warehouse_code, row.message_type))
     return NoiseReport(
         days=days,
-        first_day=timestamps.ms_to_datetime(day_numbers[0] * DAY_MS).date(),
-        last_day=timestamps.ms_to_datetime(today * DAY_MS).date(),
+        first_day=scope.first_day,
+        last_day=scope.last_day,
         budget_per_hour=settings.NOISE_BUDGET_PER_HOUR,
         rows=rows,
         per_shift=_per_shift(runs, figures, day_numbers, codes),

@@ -54,6 +54,45 @@ class ReportRow:
     time_to_resolve: Spread | None
 
 
+DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True)
+class ReportScope:
+    """What a report of the last days covers, the alert report and the noise report alike: its
+    UTC days up to now, the warehouses, and the message types."""
+
+    now_ms: int
+    day_numbers: list[int]  # days since the epoch, oldest first, today last
+    codes: dict[int, str]  # warehouse id -> code
+    type_names: dict[str, str]  # message type code -> its name in the request's language
+    internal: set[str]  # the product's own types (canaries): no row
+
+    @property
+    def first_day(self) -> date:
+        return timestamps.ms_to_datetime(self.day_numbers[0] * DAY_MS).date()
+
+    @property
+    def last_day(self) -> date:
+        return timestamps.ms_to_datetime(self.day_numbers[-1] * DAY_MS).date()
+
+
+def report_scope(*, days: int, at_ms: int | None) -> ReportScope:
+    """The last `days` UTC days, today included, up to `at_ms` (None: now)."""
+    now = timestamps.now_ms() if at_ms is None else at_ms
+    today = report_day(now)
+    codes = dict(Warehouse.objects.values_list("pk", "code"))
+    language = get_language()
+    types = list(MessageType.objects.all())
+    return ReportScope(
+        now_ms=now,
+        day_numbers=list(range(today - days + 1, today + 1)),
+        codes=codes,
+        type_names={mt.code: mt.display_name(language) for mt in types},
+        internal={mt.code for mt in types if mt.internal},
+    )
+
+
 @dataclass(frozen=True)
 class AlertReport:
     days: int
@@ -67,15 +106,9 @@ class AlertReport:
 def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
     """The last `days` UTC days, today included, of every warehouse (rows with any activity),
     ordered by warehouse code and message type. Events count on the day they happened."""
-    now = timestamps.now_ms() if at_ms is None else at_ms
-    today = report_day(now)
-    day_numbers = list(range(today - days + 1, today + 1))
-    codes = dict(Warehouse.objects.values_list("pk", "code"))
-    language = get_language()
-    types = list(MessageType.objects.all())
-    type_names = {mt.code: mt.display_name(language) for mt in types}
-    internal = {mt.code for mt in types if mt.internal}  # the product's own (canaries): no row
-    figures = lifecycle_store.report_figures(list(codes), day_numbers)
+    scope = report_scope(days=days, at_ms=at_ms)
+    codes, type_names, internal = scope.codes, scope.type_names, scope.internal
+    figures = lifecycle_store.report_figures(list(codes), scope.day_numbers)
     rows = []
     for warehouse_id, per_day in figures.items():
         counts: Counter[tuple[str, str]] = Counter()
@@ -105,12 +138,10 @@ def alert_report(*, days: int, at_ms: int | None = None) -> AlertReport:
                 )
             )
     rows.sort(key=lambda row: (row.warehouse_code, row.message_type))
-    first_day = timestamps.ms_to_datetime(day_numbers[0] * 86_400_000).date()
-    last_day = timestamps.ms_to_datetime(today * 86_400_000).date()
     return AlertReport(
         days=days,
-        first_day=first_day,
-        last_day=last_day,
+        first_day=scope.first_day,
+        last_day=scope.last_day,
         rows=rows,
-        per_shift=hooks.shift_report(first_day=first_day, last_day=last_day),
+        per_shift=hooks.shift_report(first_day=scope.first_day, last_day=scope.last_day),
     )

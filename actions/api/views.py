@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from config import idempotency
 from config.users import signed_in
+from config.validation import validated
 from notifications.api import serializers as ns
 
 from .. import selectors, services
@@ -37,14 +38,13 @@ class PressView(APIView):
     )
     def post(self, request: Request, notification_id: str, code: str) -> Response:
         key = request.headers.get(idempotency.HEADER)
-        payload = s.PressInput(data=request.data)
-        payload.is_valid(raise_exception=True)
+        payload = validated(s.PressInput, request.data)
         pressed = services.press(
             user=signed_in(request),
-            warehouse_id=payload.validated_data["warehouse"].pk,
+            warehouse_id=payload["warehouse"].pk,
             notification_id=str(notification_id),
             code=str(code),
-            scan=payload.validated_data.get("scan"),
+            scan=payload.get("scan"),
             idempotency_key=key,
         )
         if pressed.replayed is not None:

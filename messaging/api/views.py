@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -15,6 +13,7 @@ from config import idempotency
 from config.authentication import CsrfOnEveryMethodSessionAuthentication
 from config.fields import BoundedListField
 from config.users import signed_in
+from config.validation import validated
 from directory.authentication import CachedTokenAuthentication
 from messaging import selectors, services
 
@@ -46,12 +45,6 @@ class ChatAPIView(APIView):
     """Chat domain errors reach HTTP through config.api.exception_handler: not a member (or no
     such chat) is 404, always; a refused request is 400 naming its field."""
 
-    @staticmethod
-    def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-        serializer = serializer_class(data=data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
-
 
 class ChatsView(ChatAPIView):
     class ChatCreateInputSerializer(serializers.Serializer):
@@ -80,7 +73,7 @@ class ChatsView(ChatAPIView):
         summary="Create a group chat with its first message",
     )
     def post(self, request: Request) -> Response:
-        data = self.validated(self.ChatCreateInputSerializer, request.data)
+        data = validated(self.ChatCreateInputSerializer, request.data)
         chat = services.chat_create_group(
             creator=signed_in(request), member_ids=data["members"], message=data["message"]
         )
@@ -98,7 +91,7 @@ class DirectChatView(ChatAPIView):
         summary="The direct chat with a user (the same one every time)",
     )
     def post(self, request: Request) -> Response:
-        data = self.validated(self.DirectChatInputSerializer, request.data)
+        data = validated(self.DirectChatInputSerializer, request.data)
         chat = services.chat_open_direct(user=signed_in(request), other_id=data["user"])
         return Response(ChatSerializer(chat).data)
 
@@ -133,7 +126,7 @@ class ChatMessagesView(ChatAPIView):
         summary="Stored messages, oldest first (does not change what is seen)",
     )
     def get(self, request: Request, chat_id: str) -> Response:
-        query = self.validated(self.MessagesQuerySerializer, request.query_params)
+        query = validated(self.MessagesQuerySerializer, request.query_params)
         messages = selectors.message_list(
             user=signed_in(request), chat_id=chat_id, after=query["after"], limit=query["limit"]
         )
@@ -151,7 +144,7 @@ class ChatMessagesView(ChatAPIView):
     )
     def post(self, request: Request, chat_id: str) -> Response:
         key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
-        data = self.validated(self.MessageSendInputSerializer, request.data)
+        data = validated(self.MessageSendInputSerializer, request.data)
         message = services.message_send(
             user=signed_in(request), chat_id=chat_id, body=data["body"], idempotency_key=key
         )
@@ -172,7 +165,7 @@ class ChatReadView(ChatAPIView):
         summary="Mark messages seen up to an id",
     )
     def post(self, request: Request, chat_id: str) -> Response:
-        data = self.validated(self.ChatReadInputSerializer, request.data)
+        data = validated(self.ChatReadInputSerializer, request.data)
         unread = services.chat_mark_read(
             user=signed_in(request), chat_id=chat_id, up_to=data["up_to"]
         )
@@ -222,7 +215,7 @@ class ChatMembersView(ChatAPIView):
         summary="Add a member to a group chat",
     )
     def post(self, request: Request, chat_id: str) -> Response:
-        data = self.validated(self.ChatMemberAddInputSerializer, request.data)
+        data = validated(self.ChatMemberAddInputSerializer, request.data)
         chat = services.chat_add_member(
             user=signed_in(request), chat_id=chat_id, new_member_id=data["user"]
         )
@@ -255,6 +248,6 @@ class ContactsView(ChatAPIView):
         summary="Contact autocomplete: recent chat partners first, then others",
     )
     def get(self, request: Request) -> Response:
-        query = self.validated(self.ContactsQuerySerializer, request.query_params)
+        query = validated(self.ContactsQuerySerializer, request.query_params)
         contacts = selectors.contact_search(user=signed_in(request), q=query["q"])
         return Response(ContactListSerializer({"results": contacts}).data)

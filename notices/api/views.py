@@ -12,9 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import errors, query_params, timestamps
+from config import errors, timestamps
 from config.json_renderer import JSONRenderer
 from config.users import User, signed_in
+from config.validation import validated
 from notifications.api.serializers import DetailOutput
 
 from .. import selectors, services
@@ -44,7 +45,7 @@ class NoticeListView(APIView):
         "current version.",
     )
     def get(self, request: Request) -> Response:
-        query = query_params.validated(s.NoticeQuery, request.query_params)
+        query = validated(s.NoticeQuery, request.query_params)
         user = signed_in(request)
         notices = selectors.notices_for(
             user=user, warehouse_id=query["warehouse"].pk, limit=query["limit"]
@@ -62,9 +63,8 @@ class NoticeListView(APIView):
         user = signed_in(request)
         if not user.has_perm("notices.add_notice"):
             raise errors.Forbidden(gettext("You may not publish notices."))
-        payload = s.NoticeInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        notice = services.notice_create(user=user, **payload.validated_data)
+        payload = validated(s.NoticeInput, request.data)
+        notice = services.notice_create(user=user, **payload)
         found = selectors.notice_for(user=user, notice_id=notice.pk) or notice
         return Response(_json(found, user), status=status.HTTP_201_CREATED)
 
@@ -91,9 +91,8 @@ class NoticeView(APIView):
         user, notice = _visible(request, notice_id)
         if not user.has_perm("notices.change_notice"):
             raise errors.Forbidden(gettext("You may not edit notices."))
-        payload = s.NoticeChangeInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        services.notice_update(notice_id=notice.pk, changes=dict(payload.validated_data))
+        payload = validated(s.NoticeChangeInput, request.data)
+        services.notice_update(notice_id=notice.pk, changes=payload)
         _user, changed = _visible(request, notice_id)
         return Response(_json(changed, user))
 
@@ -109,11 +108,8 @@ class NoticeAckView(APIView):
     )
     def post(self, request: Request, notice_id: int) -> Response:
         user = signed_in(request)
-        payload = s.AckInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        services.notice_ack(
-            user=user, notice_id=notice_id, version=payload.validated_data["version"]
-        )
+        payload = validated(s.AckInput, request.data)
+        services.notice_ack(user=user, notice_id=notice_id, version=payload["version"])
         _user, notice = _visible(request, notice_id)
         return Response(_json(notice, user))
 

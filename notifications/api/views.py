@@ -20,6 +20,7 @@ from config.json_renderer import JSONRenderer
 from config.parsers import JSONParser, XMLParser
 from config.renderers import XMLRenderer
 from config.users import signed_in
+from config.validation import validated
 from directory.held import HeldDirectoryMixin
 
 from .. import lifecycle, noise_report, reports, selectors, services
@@ -81,10 +82,9 @@ class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
     )
     def post(self, request: Request) -> Response:
         key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
-        payload = s.PublishInput(data=request.data)
-        payload.is_valid(raise_exception=True)
+        payload = validated(s.PublishInput, request.data)
         result = services.publish(
-            **payload.validated_data,
+            **payload,
             idempotency_key=key,
             idempotency_scope=idempotency.user_scope(signed_in(request).pk),
         )
@@ -125,13 +125,11 @@ class MarkReadView(NotificationAPIView):
         summary="Mark notifications read (for me only)",
     )
     def post(self, request: Request) -> Response:
-        payload = s.MarkReadInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        ids = payload.validated_data.get("ids")
+        payload = validated(s.MarkReadInput, request.data)
         result = services.mark_read(
             user=signed_in(request),
-            warehouse_id=payload.validated_data["warehouse"].pk,
-            ids=None if payload.validated_data["all"] else [str(i) for i in ids],
+            warehouse_id=payload["warehouse"].pk,
+            ids=None if payload["all"] else [str(i) for i in payload["ids"]],
         )
         return Response(s.MarkReadOutput(result).data)
 
@@ -153,12 +151,11 @@ class LifecycleView(NotificationAPIView):
 
     def post(self, request: Request, notification_id: str) -> Response:
         key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
-        payload = s.LifecycleInput(data=request.data)
-        payload.is_valid(raise_exception=True)
+        payload = validated(s.LifecycleInput, request.data)
         done = lifecycle.act(
             self.action,
             user=signed_in(request),
-            warehouse_id=payload.validated_data["warehouse"].pk,
+            warehouse_id=payload["warehouse"].pk,
             notification_id=str(notification_id),
             idempotency_key=key,
         )
@@ -213,13 +210,12 @@ class SnoozeView(NotificationAPIView):
         "or a release wakes it at once. Open or claimed ones only (a resolved one is 409).",
     )
     def post(self, request: Request, notification_id: str) -> Response:
-        payload = s.SnoozeInput(data=request.data)
-        payload.is_valid(raise_exception=True)
+        payload = validated(s.SnoozeInput, request.data)
         item = lifecycle.snooze(
             user=signed_in(request),
-            warehouse_id=payload.validated_data["warehouse"].pk,
+            warehouse_id=payload["warehouse"].pk,
             notification_id=str(notification_id),
-            until=payload.validated_data["until"],
+            until=payload["until"],
         )
         return Response(s.notification_dict(item))
 
@@ -280,9 +276,8 @@ class AlertReportView(APIView):
         "publishing to the first claim and to resolving.",
     )
     def get(self, request: Request) -> Response:
-        query = s.ReportQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        report = reports.alert_report(days=query.validated_data["days"])
+        query = validated(s.ReportQuery, request.query_params)
+        report = reports.alert_report(days=query["days"])
         return Response(s.AlertReportOutput(report).data)
 
 
@@ -299,7 +294,6 @@ class NoiseReportView(APIView):
         "operators went over NOISE_BUDGET_PER_HOUR.",
     )
     def get(self, request: Request) -> Response:
-        query = s.ReportQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        report = noise_report.noise_report(days=query.validated_data["days"])
+        query = validated(s.ReportQuery, request.query_params)
+        report = noise_report.noise_report(days=query["days"])
         return Response(s.NoiseReportOutput(report).data)

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.users import signed_in
+from config.validation import validated
 from notifications.api.serializers import DetailOutput
 
 from .. import keys, services
@@ -38,9 +39,7 @@ class SubscriptionsView(APIView):
         "user's only with the keys stored for it (the same browser), else 409.",
     )
     def post(self, request: Request) -> Response:
-        payload = s.SubscriptionInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = validated(s.SubscriptionInput, request.data)
         subscription, created = services.subscription_save(
             user=signed_in(request),
             endpoint=data["endpoint"],
@@ -61,11 +60,8 @@ class SubscriptionsView(APIView):
         "deleted) when it is another user's.",
     )
     def delete(self, request: Request) -> Response:
-        payload = s.EndpointInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        services.subscription_delete(
-            user=signed_in(request), endpoint=payload.validated_data["endpoint"]
-        )
+        payload = validated(s.EndpointInput, request.data)
+        services.subscription_delete(user=signed_in(request), endpoint=payload["endpoint"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

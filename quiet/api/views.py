@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from config import errors
 from config.users import User, signed_in
+from config.validation import validated
 from notifications.api.serializers import WarehouseField, warehouse_from_query
 from notifications.domain import Severity
 from subscriptions.models import MessageType
@@ -72,9 +73,7 @@ class SilencesView(APIView):
         user = signed_in(request)
         if not user.has_perm("quiet.add_silence"):
             raise errors.Forbidden(gettext("You may not plan silences."))
-        data = SilenceInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(SilenceInput, request.data)
         _member_or_404(user, values["warehouse"].pk)
         silence = services.silence_create(
             warehouse=values["warehouse"],
@@ -117,9 +116,7 @@ class MuteView(APIView):
     @extend_schema(request=MuteInput, responses={200: dict}, summary="Mute, for me, below a floor")
     def put(self, request: Request) -> Response:
         user = signed_in(request)
-        data = MuteInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(MuteInput, request.data)
         _member_or_404(user, values["warehouse"].pk)
         mute = services.mute_set(
             user=user,

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from config import errors, timestamps
 from config.users import signed_in
+from config.validation import validated
 from notifications.api.serializers import DetailOutput, WarehouseQuery, warehouse_from_query
 
 from .. import handovers, selectors
@@ -46,9 +47,7 @@ class HandoverListView(APIView):
         "(404 when it is not mine).",
     )
     def get(self, request: Request) -> Response:
-        query = s.HandoverQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
+        data = validated(s.HandoverQuery, request.query_params)
         handovers = selectors.handovers(
             user=signed_in(request),
             warehouse_id=data["warehouse"].pk,
