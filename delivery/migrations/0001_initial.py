@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
-        ("subscriptions", "0006_message_type_internal"),
+        ("subscriptions", "0001_squashed_0008_message_type_claim_timeout"),
     ]
 
     operations = [

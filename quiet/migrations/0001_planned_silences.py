@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('subscriptions', '0007_labels_in_the_readers_language'),
+        ('subscriptions', '0001_squashed_0008_message_type_claim_timeout'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
