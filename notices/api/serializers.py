@@ -41,7 +41,8 @@ class _NoticeFields(serializers.Serializer):
         trim_whitespace=False,
         default="",
     )
-    severity = serializers.ChoiceField(choices=Severity.choices, default=Severity.WARNING)
+    # The values only: the schema describes every severity field alike, in any language.
+    severity = serializers.ChoiceField(choices=Severity.values, default=Severity.WARNING)
     roles = serializers.PrimaryKeyRelatedField(
         queryset=Group.objects.all(), many=True, default=list
     )
@@ -105,7 +106,7 @@ class NoticeOutput(serializers.Serializer):
     warehouse = serializers.IntegerField()
     title = serializers.CharField()
     body = serializers.CharField()
-    severity = serializers.ChoiceField(choices=Severity.choices)
+    severity = serializers.ChoiceField(choices=Severity.values)
     roles = RoleOutput(many=True)
     users = PersonOutput(many=True)
     requires_ack = serializers.BooleanField()
