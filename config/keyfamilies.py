@@ -6,7 +6,9 @@ registry says which families exist. It drives:
 - parsing a key name into its family and owner (`parse`), which the orphan sweeps use to find
   the keys of deleted warehouses, users, roles, message types and rules (notifications.keys);
 - the key table in docs/architecture/keys.md, which `python -m config.keyfamilies` prints and
-  tests/docs/test_key_table.py compares with the registry (names and types);
+  tests/docs/test_key_table.py compares with the registry (names and types), and its field
+  table (each hash's kinds of field, `fields`), which tests/config/test_hash_fields.py compares
+  with the registry and with every field the Lua scripts write;
 - a test that every key-building function of every app makes a key of exactly one family.
 
 A new family is one entry here and a row in the docs' table; the sweep and the coverage test follow.
@@ -46,11 +48,22 @@ _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in _PLACEHOLDERS))
 
 
 @dataclass(frozen=True)
+class Field:
+    """One kind of field of a hash: its name's `pattern`, literal text with placeholders in
+    angle brackets (`v:<user id>`, `<type code>|<event>`, `layout`), and what it holds."""
+
+    pattern: str
+    purpose: str
+
+
+@dataclass(frozen=True)
 class KeyFamily:
     template: str  # e.g. "wms:{wh:<id>}:inbox:u:<user id>"
     type: str  # Redis type: string, hash, set, sorted set, list
     holds: str  # what it holds (the docs' words)
     writers: str  # the code that writes it
+    # A hash's kinds of field (tests/config/test_hash_fields.py reads the Lua scripts' writes).
+    fields: tuple[Field, ...] = ()
 
     @property
     def warehouse(self) -> bool:
@@ -128,13 +141,21 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "slot → notification JSON, stored once however many inboxes",
         f"{_PUBLISH}, {_EXPIRE}",
+        fields=(Field("<slot>", "the notification's JSON"),),
     ),
-    KeyFamily(f"{W}:ids", "hash", "notification id (UUID) → slot", f"{_PUBLISH}, {_EXPIRE}"),
+    KeyFamily(
+        f"{W}:ids",
+        "hash",
+        "notification id (UUID) → slot",
+        f"{_PUBLISH}, {_EXPIRE}",
+        fields=(Field("<notification id>", "its slot"),),
+    ),
     KeyFamily(
         f"{W}:routes",
         "hash",
         'slot → "uuid subscriber…": what the sweep must undo',
         f"{_PUBLISH}, {_LIFECYCLE} (escalation), {_EXPIRE}",
+        fields=(Field("<slot>", "`<notification id> <subscriber> …`: what the sweep undoes"),),
     ),
     KeyFamily(
         f"{W}:expiry", "sorted set", "slot scored by expiry time (ms)", f"{_PUBLISH}, {_EXPIRE}"
@@ -144,12 +165,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "slot → status letter and severity digit (`o0` open info, `c2` claimed critical, `r1` resolved warning)",
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+        fields=(Field("<slot>", "status letter and severity digit"),),
     ),
     KeyFamily(
         f"{W}:states",
         "hash",
         "slot → the lifecycle as JSON (status, claimed/resolved by and at, escalated_at, severity, occurrences); absent until the first change",
         f"{_LIFECYCLE}, {_EXPIRE}",
+        fields=(Field("<slot>", "the lifecycle as JSON"),),
     ),
     KeyFamily(
         f"{W}:changes",
@@ -162,6 +185,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "slot → its events after publishing (comma-separated JSON objects)",
         f"{_LIFECYCLE}, {_EXPIRE}",
+        fields=(Field("<slot>", "its events after publishing, comma-separated JSON objects"),),
     ),
     KeyFamily(
         f"{W}:escalations",
@@ -186,6 +210,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "`<type code>\\|<event>` → count of that UTC day (days since the epoch); expires after `ALERT_REPORT_RETENTION_DAYS`",
         f"{_PUBLISH}, {_LIFECYCLE}",
+        fields=(Field("<type code>|<event>", "how many of that event that day"),),
     ),
     KeyFamily(
         f"{W}:report:<day>:<metric>",
@@ -198,12 +223,17 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "`<type code>\\|<alert key>` → `<latest id> <last raise ms> <flapping 0/1> <ms> …`: the latest alert of the key, its last raise, whether it flaps, and its new alerts within `FLAP_WINDOW_SECONDS`; expires a window after its last write",
         _PUBLISH,
+        fields=(Field("<type code>|<alert key>", "the key's flapping record"),),
     ),
     KeyFamily(
         f"{W}:report:<day>:noise",
         "hash",
         "the noise report's raises per hour: `<hour>\\|<class>` → raises (publish, re-raise, escalation, a silence's end; not held back) of alerts of that route class in that UTC hour (0-23) of the day, `c\\|<class>` → the class's inboxes; same expiry",
         f"{_PUBLISH}, {_RM}reraise, escalate, unsilence",
+        fields=(
+            Field("<hour>|<class>", "raises of the class in that hour"),
+            Field("c|<class>", "the class's inboxes"),
+        ),
     ),
     KeyFamily(
         f"{W}:report:<day>:keys",
@@ -216,12 +246,25 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         'the read model\'s route classes: `<class>` → its inboxes (`"r:2 u:1"`, sorted), `n:<class>` → notifications of it not yet swept, `i:<inbox>` → the classes the inbox is in, `o:<class>` → its open ones not yet swept by severity and its newest open ones (`<info> <warning> <critical> <how many listed> <raise>:<severity digit>:<slot> …`, newest raised first), `m:<class>` → ` <user id> …` who has a watermark of it; `layout` → `counts` once the warehouse was counted (recount.lua)',
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}, {_RM}mark_all.lua (holders), recount.lua",
+        fields=(
+            Field("<class>", "its inboxes, sorted"),
+            Field("n:<class>", "its notifications not yet swept"),
+            Field("i:<inbox>", "the classes the inbox is in"),
+            Field("o:<class>", "its open counts by severity and its newest open ones"),
+            Field("m:<class>", "who holds a watermark of it"),
+            Field("q", "the log of recent raises, `<raise cursor>:<class> …` (noise budget)"),
+            Field("layout", "`counts` once recount.lua counted the warehouse"),
+        ),
     ),
     KeyFamily(
         f"{W}:places",
         "hash",
         "slot → `<class>:<severity digit>:<raise cursor, 16 digits>` (raise: the slot, or its latest re-raise or escalation)",
         f"{_PUBLISH}, {_LIFECYCLE}, {_EXPIRE}",
+        fields=(
+            Field("<slot>", "its place, `<class>:<severity digit>:<raise cursor>`"),
+            Field("q:<slot>", "its noise snapshot: raises per class in the hour before it"),
+        ),
     ),
     KeyFamily(
         f"{W}:open",
@@ -234,12 +277,27 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         'each user\'s state of the warehouse as a whole: `<user id>` → their "mark all read" watermarks `<class>=<cursor> …`; `v:<user id>` → their read version (ETags); `r:<user id>` → their tallies, ` <class>:<severity digit>=<n> …`: how many open ones of each class and severity are read for them; `s:<user id>` → ` <slot> …` they snoozed; `w:<user id>` → ` <slot> …` they woke since their last mark all; `q:<user id>` → their mute, `<until ms> <severity digit>`: alerts below that severity are not unread for them until then',
         f"{_RM}mark_read.lua, mark_all.lua, snooze.lua, wake.lua, wake_due.lua, claim.lua and every change and expiry (tallies), recount.lua, forget_reader.lua (removes)",
+        fields=(
+            Field("<user id>", 'their "mark all read" watermarks'),
+            Field("v:<user id>", "their read version (ETags)"),
+            Field("r:<user id>", "their tallies of open ones read, by class and severity"),
+            Field("s:<user id>", "the slots they snoozed"),
+            Field("w:<user id>", "the slots they woke since their last mark all"),
+            Field("q:<user id>", "their mute, `<until ms> <severity digit>`"),
+            Field("o:<user id>", "left by an earlier layout: recount.lua removes it"),
+        ),
     ),
     KeyFamily(
         f"{W}:reads",
         "hash",
         "each user's state of one notification: `<user id>:<slot>` → the raise cursor it had when they read it one by one (a later raise outdates it) or `w<cursor>` (woken then); `<slot>` → ` <user id> …` who has such a field or a snooze of it",
         f"{_RM}mark_read.lua, claim.lua, snooze.lua, wake.lua, wake_due.lua, the changes (a raise drops the slot's), {_EXPIRE}",
+        fields=(
+            Field(
+                "<user id>:<slot>", "the raise cursor they read it at, or `w<cursor>` (woken then)"
+            ),
+            Field("<slot>", "who has such a field or a snooze of it"),
+        ),
     ),
     KeyFamily(
         f"{W}:snoozes",
@@ -258,12 +316,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "alert key → id of the notification a rule last raised for it (re-raised by a reminder, resolved when the key clears)",
         "notifications/rules/store.py",
+        fields=(Field("<alert key>", "id of the notification the rule last raised for it"),),
     ),
     KeyFamily(
         f"{W}:rule:<rule id>:sent",
         "hash",
         "de-duplication of one rule in the warehouse: alert key → ms it was sent (negative while a run is publishing it); expires after the cool-down",
         "notifications/rules/lua/dedup.lua",
+        fields=(Field("<alert key>", "ms it was sent (negative while a run publishes it)"),),
     ),
     KeyFamily(
         f"{W}:idem:<scope>:<key hash>",
@@ -288,6 +348,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "rule id → ms its last run started (Python rules' schedule; SQL rules keep `last_run_at` in the database)",
         "notifications/rules/store.py",
+        fields=(Field("<rule id>", "ms its last run started"),),
     ),
     # --- chat (messaging/keys.py) ---
     KeyFamily(
@@ -295,6 +356,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "kind, creator, created_ms, last_ms (activity), mver (membership version), last (newest message JSON, for previews)",
         "messaging/lua/*.lua",
+        fields=(
+            Field("kind", "`direct` or `group`"),
+            Field("creator", "who made it"),
+            Field("created_ms", "when"),
+            Field("last_ms", "its last activity (ms)"),
+            Field("mver", "its membership version"),
+            Field("last", "its newest message's JSON"),
+        ),
     ),
     KeyFamily(
         "wms:{chat:<chat id>}:members",
@@ -307,6 +376,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "member user id → last message id when they joined (they see only later ones)",
         "messaging/lua/*.lua",
+        fields=(Field("<user id>", "last message id when they joined"),),
     ),
     KeyFamily(
         "wms:{chat:<chat id>}:msgs",
@@ -381,6 +451,12 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "hash",
         "`<token>:stream` / `<token>:poll` → ms from the canary's publish to its arrival on that path",
         "delivery/lua/arrive.lua, delivery/lua/start.lua (removes)",
+        fields=(
+            Field(
+                "<token>:<path>",
+                "ms from the canary's publish to its arrival on that path (`stream` or `poll`)",
+            ),
+        ),
     ),
     KeyFamily(
         "wms:delivery:streams",
@@ -437,5 +513,16 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m config.keyfamilies: the docs' key table
-    sys.stdout.write(markdown_table())
+def markdown_fields() -> str:
+    """The field table of docs/architecture/keys.md: each hash's kinds of field."""
+    lines = ["| hash | field | holds |", "| --- | --- | --- |"]
+    for family in FAMILIES:
+        for field in family.fields:
+            pattern = field.pattern.replace("|", "\\|")
+            purpose = field.purpose.replace("|", "\\|")
+            lines.append(f"| `{family.template}` | `{pattern}` | {purpose} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m config.keyfamilies: the docs' key and field tables
+    sys.stdout.write(markdown_table() + "\n" + markdown_fields())

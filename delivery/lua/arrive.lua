@@ -1,7 +1,7 @@
 -- Records that a canary arrived on a path, with Redis's clock at both ends. On the stream
 -- path every process that serves streams records it and the slowest arrival is kept; on the
 -- poll path the first read that saw it counts.
--- KEYS[1] the warehouse's sent canaries (sorted set), KEYS[2] their arrivals (hash)
+-- KEYS[1] the warehouse's sent canaries (sorted set), KEYS[2] their arrivals (hash, delivery.keys.arrived)
 -- ARGV[1] the canary's token, ARGV[2] the path ("stream" or "poll")
 -- Returns the ms from publish to this arrival, or false for a canary not (or no longer) known
 -- or, on the poll path, seen before.

@@ -1,6 +1,6 @@
 -- Registers a canary before it is published: its token with Redis's time, and forgets the
 -- canaries older than the window (at most ARGV[3] of them per call, with their arrivals).
--- KEYS[1] the warehouse's sent canaries (sorted set), KEYS[2] their arrivals (hash)
+-- KEYS[1] the warehouse's sent canaries (sorted set), KEYS[2] their arrivals (hash, delivery.keys.arrived)
 -- ARGV[1] the canary's token, ARGV[2] the window (ms), ARGV[3] the most to forget per call
 -- Returns the canary's publish time (ms, Redis's clock).
 local t = redis.call('TIME')

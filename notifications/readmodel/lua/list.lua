@@ -51,54 +51,19 @@ if not include_read and #class_list > 0 then
   if lowest > floor then floor = lowest end
 end
 
-local boxes = {}
-for i = FIRST_OWN, #KEYS do
-  boxes[#boxes + 1] = pager(function(after)
-    return redis.call('ZRANGEBYSCORE', KEYS[i], after, '+inf', 'LIMIT', 0, chunk)
-  end, '(' .. text(floor), chunk)
-end
--- The next slot of the merged inboxes (each once however many inboxes hold it); each inbox's
--- head is read as a number once.
-local function next_plain()
-  local best, best_n
-  for _, box in ipairs(boxes) do
-    local h = head_of(box)
-    if h ~= box.h then box.h, box.n = h, h and tonumber(h) end
-    if h and (not best_n or box.n < best_n) then best, best_n = h, box.n end
-  end
-  if not best then return nil end
-  for _, box in ipairs(boxes) do
-    if box.h == best then box.pos = box.pos + 1 end
-  end
-  return best, best_n
-end
-
-local changes = {buf = {}, pos = 1, after = '(' .. ARGV[7], done = false}
--- The next change after `since`: slot, new cursor (text), new cursor (number).
-local function next_change()
-  if changes.pos > #changes.buf then
-    if changes.done then return nil end
-    changes.buf = redis.call('ZRANGEBYSCORE', KEYS[K.changes], changes.after, '+inf', 'WITHSCORES',
-                             'LIMIT', 0, chunk)
-    changes.pos = 1
-    changes.done = #changes.buf < 2 * chunk
-    if #changes.buf == 0 then return nil end
-    changes.after = '(' .. text(tonumber(changes.buf[#changes.buf]))
-  end
-  local slot, score = changes.buf[changes.pos], tonumber(changes.buf[changes.pos + 1])
-  changes.pos = changes.pos + 2
-  return slot, text(score), score
-end
+local boxes = inbox_pagers(FIRST_OWN, floor, chunk)
+local changes = changes_after(ARGV[7], chunk)
 
 -- What the page needs to know of a slot, read in batches: the slots the page may still take
--- next (the lowest of the inboxes' and the changes' read ahead, as many as it has room for)
--- that are not known yet, one read of each kind per batch (its change and the user's field;
--- its place when a watermark may cover it or it changed; the user's snooze when they have
--- some; its expiry when some expired and are not swept yet).
+-- next (`upcoming`, as many as it has room for) that are not known yet, one read of each kind
+-- per batch (its change and the user's field; its place when a watermark may cover it or it
+-- changed; the user's snooze when they have some; its expiry when some expired and are not
+-- swept yet).
 local known = {}
 local emitted, looked = 0, 0
 local function look_up(asked)
   local slots = {}
+  local room = math.min(limit - emitted, budget - looked) + 1
   local function want_one(slot)
     if not known[slot] then
       known[slot] = {}
@@ -106,28 +71,8 @@ local function look_up(asked)
     end
   end
   want_one(asked)
-  local room = math.min(limit - emitted, budget - looked) + 1
-  -- The inboxes' lowest read ahead, merged (each inbox's are in order).
-  local at, heads = {}, {}
-  for b, box in ipairs(boxes) do
-    at[b] = box.pos
-    heads[b] = box.buf[box.pos] and tonumber(box.buf[box.pos])
-  end
-  for _ = 1, room do
-    local low
-    for b in ipairs(boxes) do
-      if heads[b] and (not low or heads[b] < heads[low]) then low = b end
-    end
-    if not low then break end
-    local box = boxes[low]
-    want_one(box.buf[at[low]])
-    at[low] = at[low] + 1
-    heads[low] = box.buf[at[low]] and tonumber(box.buf[at[low]])
-  end
-  for i = changes.pos, math.min(#changes.buf, changes.pos + 2 * room - 1), 2 do want_one(changes.buf[i]) end
+  for _, slot in ipairs(upcoming(boxes, changes, room)) do want_one(slot) end
   if #slots == 0 then return end
-  local owns = {}
-  for i, slot in ipairs(slots) do owns[i] = user .. ':' .. slot end
   local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
   local placed, places = {}, {}
   for i, slot in ipairs(slots) do
@@ -138,9 +83,7 @@ local function look_up(asked)
       places[placed[i]] = place
     end
   end
-  local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
-  local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
-  local expiries = (view.expired and not all_gone) and redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots)) or {}
+  local own, snoozed, expiries = batch_state(user, view, slots, all_gone)
   for i, slot in ipairs(slots) do
     local expired
     if view.expired and all_gone then expired = gone[slot] or false
@@ -165,8 +108,8 @@ end
 
 local shown = {}
 local next_since = ARGV[7]
-local a, a_n = next_plain()
-local b, b_cursor, b_n = next_change()
+local a, a_n = next_plain(boxes)
+local b, b_cursor, b_n = next_change(changes)
 local reached
 while emitted < limit and (a or b) do
   if looked >= budget then
@@ -182,12 +125,13 @@ while emitted < limit and (a or b) do
     if not facts.changed and not facts.expired then
       local read = read_here(facts, a_n)
       if include_read or not read then
-        shown[#shown + 1] = {a, a, read, facts}
+        shown[#shown + 1] = {slot = a, cursor = a, read = read, changed = facts.changed,
+                             snooze = facts.snooze}
         emitted = emitted + 1
         next_since = a
       end
     end
-    a, a_n = next_plain()
+    a, a_n = next_plain(boxes)
   else
     reached = b_cursor
     local facts = info(b)
@@ -197,11 +141,12 @@ while emitted < limit and (a or b) do
     if facts.place then class, _, raise = place_parts(facts.place) end
     local visible_here = (class and seen[class]) or (not class and visible(b, FIRST_OWN))
     if visible_here and not facts.expired and (include_read or not facts.snooze) then
-      shown[#shown + 1] = {b, b_cursor, read_here(facts, raise), facts}
+      shown[#shown + 1] = {slot = b, cursor = b_cursor, read = read_here(facts, raise),
+                           changed = facts.changed, snooze = facts.snooze}
       emitted = emitted + 1
       next_since = b_cursor
     end
-    b, b_cursor, b_n = next_change()
+    b, b_cursor, b_n = next_change(changes)
   end
 end
 
@@ -213,11 +158,8 @@ if ARGV[11] == '1' then
   end
 end
 local reply = view_head('page', counts, view.version)
-local slots, with_state = {}, {}
-for i, one in ipairs(shown) do
-  slots[i] = one[1]
-  if one[4].changed then with_state[#with_state + 1] = one[1] end
-end
+local slots = {}
+for i, one in ipairs(shown) do slots[i] = one.slot end
 -- Which came quietly to the user: the page's snapshots in one read.
 local quiet, budget = {}, tonumber(ARGV[12] or '0')
 if budget > 0 then
@@ -229,16 +171,5 @@ end
 -- Stopped before the newest change (the page is full, or it ended early to bound its work):
 -- the client is not caught up, and asks again from next_since.
 append(reply, {next_since, (a or b) and 1 or 0, oldest or '', table.concat(quiet, ' ')})
-if #shown == 0 then return reply end
 -- The items: contents in one read, states of the changed ones in another.
-local contents = redis.call('HMGET', KEYS[K.notes], unpack(slots))
-local states_of = {}
-if #with_state > 0 then
-  for i, raw in ipairs(redis.call('HMGET', KEYS[K.states], unpack(with_state))) do
-    states_of[with_state[i]] = raw
-  end
-end
-for i, one in ipairs(shown) do
-  append(reply, {one[2], contents[i], one[3] and 1 or 0, states_of[one[1]] or false, one[4].snooze})
-end
-return reply
+return append_items(reply, shown)

@@ -144,16 +144,9 @@ while unread_found < scan and looked < most and not (allow_go_on and #chosen >= 
   if #batch == 0 and not stopped then break end
   if #batch > 0 then
     looked = looked + #batch
-    local owns = {}
-    for i, candidate in ipairs(batch) do owns[i] = user .. ':' .. candidate.slot end
-    local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
-    local snoozed = view.snoozes and redis.call('ZMSCORE', KEYS[K.snoozes], unpack(owns)) or {}
-    local expiries = {}
-    if view.expired and not all_gone then
-      local slots = {}
-      for i, candidate in ipairs(batch) do slots[i] = candidate.slot end
-      expiries = redis.call('ZMSCORE', KEYS[K.expiry], unpack(slots))
-    end
+    local slots = {}
+    for i, candidate in ipairs(batch) do slots[i] = candidate.slot end
+    local own, snoozed, expiries = batch_state(user, view, slots, all_gone)
     local unread = {}
     for i, candidate in ipairs(batch) do
       local expired = gone[candidate.slot] or (expiries[i] and tonumber(expiries[i]) <= NOW)
@@ -180,19 +173,9 @@ append(reply, {quiet_count, table.concat(quiet_chosen, ' ')})
 
 if #chosen == 0 then return reply end
 local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(chosen))
-local contents = redis.call('HMGET', KEYS[K.notes], unpack(chosen))
-local with_state = {}
+local items = {}
 for i, slot in ipairs(chosen) do
-  if changed[i] then with_state[#with_state + 1] = slot end
+  items[i] = {slot = slot, cursor = changed[i] and text(tonumber(changed[i])) or slot, read = false,
+              changed = changed[i] ~= false, snooze = false}
 end
-local states_of = {}
-if #with_state > 0 then
-  for i, raw in ipairs(redis.call('HMGET', KEYS[K.states], unpack(with_state))) do
-    states_of[with_state[i]] = raw
-  end
-end
-for i, slot in ipairs(chosen) do
-  append(reply, {changed[i] and text(tonumber(changed[i])) or slot, contents[i], 0,
-                 states_of[slot] or false, false})
-end
-return reply
+return append_items(reply, items)

@@ -20,6 +20,8 @@
 --   13_flapping      a key that flaps raises its latest alert again (SPEC 17)
 --   14_claims        claims that expire (SPEC 17)
 --   15_noise_report  the noise report's counts (SPEC 17)
+--   16_pages         pages of a user's view: inboxes and changes read in chunks, a batch's
+--                    read state, the items shown (list, unread)
 -- KEYS[1..23] a warehouse's keys, at the positions of K below in every script that takes this
 --          prelude (notifications/readmodel/layout.py WAREHOUSE builds them in this order);
 --          a script's own KEYS start at KEYS[FIRST_OWN].
