@@ -257,13 +257,13 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{W}:rule:<rule id>:alerts",
         "hash",
         "alert key → id of the notification a rule last raised for it (re-raised by a reminder, resolved when the key clears)",
-        "notifications/rules/store.py",
+        "rules/store.py",
     ),
     KeyFamily(
         f"{W}:rule:<rule id>:sent",
         "hash",
         "de-duplication of one rule in the warehouse: alert key → ms it was sent (negative while a run is publishing it); expires after the cool-down",
-        "notifications/rules/lua/dedup.lua",
+        "rules/lua/dedup.lua",
     ),
     KeyFamily(
         f"{W}:idem:<scope>:<key hash>",
@@ -281,13 +281,13 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "wms:rules:<rule id>:lock",
         "string",
         "token of the run holding the rule (`SET NX EX`), so overlapping beat ticks skip it",
-        "notifications/rules/store.py",
+        "rules/store.py",
     ),
     KeyFamily(
         "wms:rules:last_run",
         "hash",
         "rule id → ms its last run started (Python rules' schedule; SQL rules keep `last_run_at` in the database)",
-        "notifications/rules/store.py",
+        "rules/store.py",
     ),
     # --- chat (messaging/keys.py) ---
     KeyFamily(
