@@ -315,14 +315,14 @@ FAMILIES: tuple[KeyFamily, ...] = (
         f"{W}:rule:<rule id>:alerts",
         "hash",
         "alert key → id of the notification a rule last raised for it (re-raised by a reminder, resolved when the key clears)",
-        "notifications/rules/store.py",
+        "rules/store.py",
         fields=(Field("<alert key>", "id of the notification the rule last raised for it"),),
     ),
     KeyFamily(
         f"{W}:rule:<rule id>:sent",
         "hash",
         "de-duplication of one rule in the warehouse: alert key → ms it was sent (negative while a run is publishing it); expires after the cool-down",
-        "notifications/rules/lua/dedup.lua",
+        "rules/lua/dedup.lua",
         fields=(Field("<alert key>", "ms it was sent (negative while a run publishes it)"),),
     ),
     KeyFamily(
@@ -341,13 +341,13 @@ FAMILIES: tuple[KeyFamily, ...] = (
         "wms:rules:<rule id>:lock",
         "string",
         "token of the run holding the rule (`SET NX EX`), so overlapping beat ticks skip it",
-        "notifications/rules/store.py",
+        "rules/store.py",
     ),
     KeyFamily(
         "wms:rules:last_run",
         "hash",
         "rule id → ms its last run started (Python rules' schedule; SQL rules keep `last_run_at` in the database)",
-        "notifications/rules/store.py",
+        "rules/store.py",
         fields=(Field("<rule id>", "ms its last run started"),),
     ),
     # --- chat (messaging/keys.py) ---

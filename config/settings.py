@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "notices",  # notices everyone must read: acknowledgements, roster, reminders (SPEC 15)
     "delivery",  # the delivery objective per warehouse, proven by canaries (SPEC 16)
     "quiet",  # planned silences and mutes with a severity floor (SPEC 17)
+    "rules",  # Python and SQL rules: scheduled scans that raise alerts (SPEC 4 and 10)
     "web",
     "inventory",  # demo only: a stand-in for WMS business tables (bins and their stock)
     "demo",
@@ -562,7 +563,7 @@ RULES_SQL_ROLE_PASSWORD = env("RULES_SQL_ROLE_PASSWORD", default="")
 RULES_LOCK_SECONDS = env.int("RULES_LOCK_SECONDS", default=600)
 # Names of Python rules that must not run on their own (run_rules --rule still runs them).
 RULES_DISABLED = env.list("RULES_DISABLED", default=[])
-# The admin's dry runs run in a Celery worker on the `rules` queue (notifications.rules.tasks).
+# The admin's dry runs run in a Celery worker on the `rules` queue.
 # One no worker has started this long after the press is failed (is a worker consuming the
 # queue?); one that started and has not finished by its time limit plus the margin is failed
 # too (its worker died), so no dry run shows "running" for ever.

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.db import connections
 
-from notifications.rules.models import SqlRule
+from rules.models import SqlRule
 from subscriptions.models import MessageType, Warehouse
 
 from .models import Bin

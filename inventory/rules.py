@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from notifications.rules import Alert, Rule, register
+from rules import Alert, Rule, register
 
 from .models import Bin
 

@@ -44,9 +44,3 @@ class NotificationsConfig(AppConfig):
         ):
             name, task_name = task.replace("_", "-"), f"notifications.tasks.{task}"
             beat_schedule.register(name, task=task_name, seconds=seconds)
-        # Which rules are due (each rule's own interval decides whether it runs).
-        beat_schedule.register(
-            "run-due-rules",
-            task="notifications.rules.tasks.run_due_rules",
-            seconds=settings.RULES_TICK_SECONDS,
-        )

@@ -1,15 +1,18 @@
-"""Nothing left behind forever: notification data of deleted warehouses, users, roles, message
-types and rules (SPEC.md section 10).
+"""Nothing left behind forever: notification data of deleted warehouses, users, roles and message
+types, and the warehouse keys of owners a feature app knows (rules) (SPEC.md section 10).
 
 Deleting a warehouse or a user queues a task after commit (`warehouse_purge`, `user_forget`);
 `sweep_orphans` is the periodic backstop (Celery beat, `manage.py sweep_orphans`): it walks
 every warehouse key with SCAN, in bounded steps, and removes what the database no longer owns.
+A feature app whose warehouse keys have an owner of its own (config.keyfamilies' owner kinds,
+such as "rule") says which owners still exist with `add_owner_check`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from django.conf import settings
@@ -20,21 +23,27 @@ from config.orphans import existing_ids
 from subscriptions.models import MessageType, Warehouse
 
 from . import cleanup_store, keys
-from .rules import sources
-from .rules import store as rules_store
-from .rules.models import SqlRule
 
 logger = logging.getLogger(__name__)
 
 # A progress line every this many SCAN pages, so a long sweep shows it is moving.
 _PROGRESS_EVERY = 100
 
+# Owner kind -> which of these owner ids still exist: added by the feature apps that own such
+# keys, in their AppConfig.ready() (the rules app adds "rule"). A kind no app checks is left
+# alone (removed with its warehouse only).
+OwnerCheck = Callable[[set[str]], set[str]]
+_owner_checks: dict[str, OwnerCheck] = {}
+
+
+def add_owner_check(kind: str, existing: OwnerCheck) -> None:
+    _owner_checks[kind] = existing
+
 
 @dataclass(frozen=True)
 class CleanupReport:
-    keys: int = 0  # keys removed (whole warehouses, users' inboxes and marks, rules, types)
+    keys: int = 0  # keys removed (whole warehouses, users' inboxes and marks, types, rules)
     warehouses: int = 0  # deleted warehouses whose keys were found
-    last_runs: int = 0  # last-run entries of rules that no longer exist
 
     def __add__(self, other: CleanupReport) -> CleanupReport:
         return CleanupReport(
@@ -44,14 +53,8 @@ class CleanupReport:
     def __str__(self) -> str:
         return (
             f"removed {self.keys} keys (of {self.warehouses} deleted warehouses, deleted users, "
-            f"roles, message types and rules) and {self.last_runs} last runs of deleted rules"
+            f"roles, message types and rules)"
         )
-
-
-def known_rule_ids() -> set[str]:
-    """Ids of every rule that exists: Python rules in the code, SQL rules in the database."""
-    python = {f"py:{rule.name}" for rule in sources.registry.all()}
-    return python | {f"sql:{pk}" for pk in SqlRule.objects.values_list("pk", flat=True)}
 
 
 def warehouse_purge(warehouse_id: int, *, batch: int | None = None) -> CleanupReport:
@@ -81,8 +84,7 @@ def sweep_orphans(*, batch: int | None = None) -> CleanupReport:
     """Walk every warehouse key with SCAN (`batch` keys a call, default ORPHAN_SWEEP_BATCH) and
     remove the keys of warehouses the database no longer has, and within live warehouses the
     inboxes and read marks of deleted users, inboxes of deleted roles, subscriber sets of
-    deleted message types and de-duplication marks of rules that no longer exist; then the
-    last runs of rules that no longer exist."""
+    deleted message types, and keys whose owner an app's check no longer finds (rules)."""
     batch = batch or settings.ORPHAN_SWEEP_BATCH
     report = CleanupReport()
     gone_warehouses: set[int] = set()
@@ -93,8 +95,7 @@ def sweep_orphans(*, batch: int | None = None) -> CleanupReport:
         if pages % _PROGRESS_EVERY == 0:
             logger.info("Notification orphan sweep: %d pages so far: %s", pages, report)
     report += CleanupReport(warehouses=len(gone_warehouses))
-    report += _sweep_read_model_users(batch)
-    return report + _sweep_last_runs(batch)
+    return report + _sweep_read_model_users(batch)
 
 
 def _sweep_read_model_users(batch: int) -> CleanupReport:
@@ -126,7 +127,7 @@ def _sweep_page(page: list[str], gone_warehouses: set[int]) -> CleanupReport:
     users = existing_ids(get_user_model(), map(int, owners["user"]))
     roles = existing_ids(Group, map(int, owners["role"]))
     types = existing_ids(MessageType, map(int, owners["type"]))
-    rules = known_rule_ids() if owners["rule"] else set()
+    others = {kind: check(owners[kind]) for kind, check in _owner_checks.items() if owners[kind]}
 
     def orphaned(found: keys.WarehouseKey) -> bool:
         if found.warehouse_id not in warehouses:
@@ -137,7 +138,7 @@ def _sweep_page(page: list[str], gone_warehouses: set[int]) -> CleanupReport:
             (found.kind == "user" and int(owner) not in users)
             or (found.kind == "role" and int(owner) not in roles)
             or (found.kind == "type" and int(owner) not in types)
-            or (found.kind == "rule" and owner not in rules)
+            or (found.kind in others and owner not in others[found.kind])
         )
 
     doomed: dict[int, list[str]] = defaultdict(list)
@@ -148,14 +149,3 @@ def _sweep_page(page: list[str], gone_warehouses: set[int]) -> CleanupReport:
             if found.kind == "user" and found.warehouse_id in warehouses:
                 readers[found.warehouse_id].append(int(found.owner))
     return CleanupReport(keys=cleanup_store.remove_keys(doomed, readers) if doomed else 0)
-
-
-def _sweep_last_runs(batch: int) -> CleanupReport:
-    known = known_rule_ids()
-    forgotten = 0
-    cursor = 0
-    while True:
-        cursor, rule_ids = rules_store.scan_last_runs(cursor=cursor, count=batch)
-        forgotten += rules_store.forget_last_runs([r for r in rule_ids if r not in known])
-        if cursor == 0:
-            return CleanupReport(last_runs=forgotten)

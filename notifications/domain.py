@@ -10,6 +10,9 @@ from typing import Any, NoReturn, TypeVar
 
 from config.timestamps import ms_to_datetime
 
+# The longest alert key (`key`: the condition a notification names) publish accepts.
+ALERT_KEY_MAX_LENGTH = 200
+
 
 class Severity(StrEnum):
     """Same values as subscriptions.models.Severity; the order is the escalation ladder."""

@@ -227,33 +227,6 @@ def warehouse_of_channel(channel: str) -> int | None:
     return int(digits) if digits is not None and digits.isdigit() else None
 
 
-# --- Rules (notifications.rules): de-duplication and scheduling ---------------------------------
-# A rule id is "py:<rule name>" or "sql:<SqlRule pk>" (names match base.RULE_NAME: no braces, so
-# they never form a hash tag of their own).
-
-
-def rule_sent(warehouse_id: int, rule_id: str) -> str:
-    """Hash alert key -> ms it was last sent, for one rule in one warehouse (de-duplication)."""
-    return f"{warehouse_prefix(warehouse_id)}:rule:{rule_id}:sent"
-
-
-def rule_alerts(warehouse_id: int, rule_id: str) -> str:
-    """Hash alert key -> id of the notification raised for it that may still be open, so a
-    reminder re-raises it and a cleared condition resolves it."""
-    return f"{warehouse_prefix(warehouse_id)}:rule:{rule_id}:alerts"
-
-
-def rule_lock(rule_id: str) -> str:
-    """String: the token of the run holding the rule, so overlapping beat ticks skip it."""
-    return f"{settings.WMS_REDIS_PREFIX}:rules:{rule_id}:lock"
-
-
-def rule_last_runs() -> str:
-    """Hash rule id -> ms its last run started: the schedule of Python rules (SQL rules keep
-    theirs in the database as `last_run_at`)."""
-    return f"{settings.WMS_REDIS_PREFIX}:rules:last_run"
-
-
 # --- Finding keys (the orphan sweep) ------------------------------------------------------------
 # SCAN patterns, and what a key name SCAN returns says about its owner. Every key of a warehouse
 # (the subscription mirror's too) starts with its tag, so a deleted warehouse's keys are found

@@ -1,9 +1,8 @@
-"""Database side of notifications: only permissions (and rules); notifications live in Redis."""
+"""Database side of notifications: only permissions and the reports' admin pages; notifications
+live in Redis."""
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
-
-from notifications.rules.models import SqlRule, SqlRuleDryRun  # noqa: F401  (so Django sees them)
 
 
 class NotificationPermissions(models.Model):

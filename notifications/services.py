@@ -20,8 +20,14 @@ from directory import confirmed_writes
 from subscriptions.models import MessageType, Warehouse
 
 from . import hooks, publishing, store
-from .domain import ExpirySweepReport, MarkReadResult, Notification, PublishResult, Severity
-from .rules.base import ALERT_KEY_MAX_LENGTH
+from .domain import (
+    ALERT_KEY_MAX_LENGTH,
+    ExpirySweepReport,
+    MarkReadResult,
+    Notification,
+    PublishResult,
+    Severity,
+)
 from .selectors import role_ids_of
 
 logger = logging.getLogger(__name__)

@@ -41,9 +41,10 @@ def forget_deleted_user(user_id: int) -> dict[str, int]:
 
 @shared_task
 def sweep_notification_orphans() -> dict[str, int]:
-    """What deleted warehouses, users, roles, message types and rules left behind (beat)."""
+    """What deleted warehouses, users, roles, message types and rules left behind in the
+    warehouses' keys (beat)."""
     report = cleanup.sweep_orphans()
-    if report.keys or report.last_runs:
+    if report.keys:
         logger.info("Notification orphan sweep: %s", report)
     return asdict(report)
 
@@ -73,7 +74,3 @@ def wake_snoozed_notifications() -> int:
     if woken:
         logger.info("Woke %d snoozed notifications", woken)
     return woken
-
-
-# The rules task lives in notifications.rules; importing it here lets autodiscovery find it.
-from notifications.rules.tasks import run_due_rules  # noqa: E402, F401

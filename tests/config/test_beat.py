@@ -10,7 +10,7 @@ from django.db import connection
 from config.beat import claim_tick, tick_key
 from config.beat_schedule import TICK_HEADER
 from messaging.tasks import drop_idle_chats
-from notifications.rules.tasks import run_due_rules
+from rules.tasks import run_due_rules
 from tests.waiting import eventually
 
 

@@ -22,6 +22,7 @@ from django.conf import settings
 from config import beat, keyfamilies, queues
 from messaging import keys as chat_keys
 from notifications import keys
+from rules import keys as rule_keys
 
 # Sample values of each parameter name a key builder takes.
 SAMPLES: dict[str, tuple[object, ...]] = {
@@ -104,7 +105,7 @@ def test_the_builders_are_found_not_listed():
     names = {f"{b.__module__}.{b.__name__}" for b in key_builders()}
     assert {
         "notifications.keys.inbox",
-        "notifications.keys.rule_lock",
+        "rules.keys.rule_lock",
         "messaging.keys.idempotency",
         "subscriptions.keys.mirror_rebuilding",
         "directory.keys.session",
@@ -128,7 +129,7 @@ def test_every_family_is_built_somewhere():
 
 
 def test_owners_come_out_of_the_key():
-    parsed = keyfamilies.parse(keys.rule_alerts(7, "sql:5"))
+    parsed = keyfamilies.parse(rule_keys.rule_alerts(7, "sql:5"))
     assert parsed is not None
     assert (parsed.warehouse_id, parsed.family.owner, parsed.owner) == (7, "rule", "sql:5")
     assert keys.parse_warehouse_key(keys.inbox(7, "r:42")) == keys.WarehouseKey(7, "role", "42")

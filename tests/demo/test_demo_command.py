@@ -152,11 +152,11 @@ def test_the_demos_worker_runs_a_dry_run_pressed_in_the_admin(demo):
 
         login = browser.get("/admin/login/")
         post("/admin/login/", login.text, username="admin", password="demo12345", next="/admin/")
-        rules = browser.get("/admin/notifications/sqlrule/").text
-        found = re.search(r'href="/admin/notifications/sqlrule/(\d+)/change/', rules)
+        rules = browser.get("/admin/rules/sqlrule/").text
+        found = re.search(r'href="/admin/rules/sqlrule/(\d+)/change/', rules)
         assert found, rules[:500]
-        change = browser.get(f"/admin/notifications/sqlrule/{found[1]}/change/").text
-        pressed = post(f"/admin/notifications/sqlrule/{found[1]}/dry-run/", change)
+        change = browser.get(f"/admin/rules/sqlrule/{found[1]}/change/").text
+        pressed = post(f"/admin/rules/sqlrule/{found[1]}/dry-run/", change)
         assert "Dry run of SQL rules" in pressed.text, pressed.text
 
         assert eventually(

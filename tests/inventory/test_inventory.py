@@ -18,9 +18,9 @@ from inventory import services
 from inventory.demo import SQL_RULE_NAME
 from inventory.models import Bin
 from inventory.rules import NegativeBinStock
-from notifications.rules import Alert, registry, runner, sources
-from notifications.rules.domain import AlertStatus
-from notifications.rules.models import SqlRule
+from rules import Alert, registry, runner, sources
+from rules.domain import AlertStatus
+from rules.models import SqlRule
 from subscriptions.models import Warehouse
 from tests.rules_sql_role import RULES_READ_COMMITTED_DATA
 

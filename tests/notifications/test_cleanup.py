@@ -9,9 +9,9 @@ from django.core.management import call_command
 
 from config.celery import app
 from notifications import cleanup, keys, tasks
-from notifications.rules import store as rules_store
-from notifications.rules.models import SqlRule
 from notifications.services import mark_read, publish
+from rules import keys as rule_keys
+from rules import store as rules_store
 from subscriptions import keys as subscription_keys
 from subscriptions.models import MessageType, Subscription
 
@@ -169,7 +169,7 @@ def test_the_sweep_removes_what_deleted_users_roles_types_and_rules_left(
         abandoned_seconds=60,
         keys_by_warehouse={warehouse.pk: ["x"]},
     )
-    live_rule = keys.rule_sent(warehouse.pk, "py:negative_bin_stock")
+    live_rule = rule_keys.rule_sent(warehouse.pk, "py:negative_bin_stock")
     before = warehouse_keys(redis, warehouse.pk)
 
     report = cleanup.sweep_orphans()
@@ -180,41 +180,10 @@ def test_the_sweep_removes_what_deleted_users_roles_types_and_rules_left(
         keys.inbox(warehouse.pk, f"r:{role_id}"),
         gone_set,
         gone_token,
-        keys.rule_sent(warehouse.pk, "py:removed_from_the_code"),
+        rule_keys.rule_sent(warehouse.pk, "py:removed_from_the_code"),
     }
     assert report.keys == len(removed) + 1  # the deleted role's inbox in BJ02 too
     assert redis.exists(live_rule)
-
-
-def test_the_sweep_forgets_last_runs_and_marks_of_rules_that_no_longer_exist(
-    warehouse, rep_notice, redis
-):
-    kept = SqlRule.objects.create(name="kept", message_type=rep_notice, query="SELECT 1")
-    deleted = SqlRule.objects.create(name="deleted", message_type=rep_notice, query="SELECT 1")
-    deleted_id = deleted.rule_id
-    deleted.delete()
-    for rule_id in ("py:negative_bin_stock", "py:removed_from_the_code", kept.rule_id, deleted_id):
-        rules_store.set_last_run(rule_id, 1)
-        rules_store.claim_due(
-            rule_id,
-            now_ms=1,
-            cooldown_seconds=60,
-            abandoned_seconds=60,
-            keys_by_warehouse={warehouse.pk: ["x"]},
-        )
-
-    report = cleanup.sweep_orphans()
-
-    assert report.last_runs == 2
-    assert set(
-        rules_store.last_runs(
-            ["py:negative_bin_stock", "py:removed_from_the_code", kept.rule_id, deleted_id]
-        )
-    ) == {"py:negative_bin_stock", kept.rule_id}
-    assert warehouse_keys(redis, warehouse.pk) == {
-        keys.rule_sent(warehouse.pk, "py:negative_bin_stock"),
-        keys.rule_sent(warehouse.pk, kept.rule_id),
-    }
 
 
 def test_beat_runs_the_notification_orphan_sweep(warehouse, busy, redis, celery_eager):
@@ -234,4 +203,5 @@ def test_the_command_runs_every_orphan_sweep_and_says_what_it_did(warehouse, bus
     assert "Notifications: removed" in out
     assert "of 1 deleted warehouses" in out
     assert "Chats: 0 chats checked" in out
+    assert "Rules: removed 0 last runs of deleted rules" in out
     assert "Orphan sweep done." in out

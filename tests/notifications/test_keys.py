@@ -33,7 +33,7 @@ def test_the_orphan_sweep_reads_owners_back_from_key_names():
     assert parse(keys.inbox(4, "u:9")) == keys.WarehouseKey(4, "user", "9")
     assert parse(keys.inbox(4, "u:9")) == keys.WarehouseKey(4, "user", "9")
     assert parse(keys.inbox(4, "r:2")) == keys.WarehouseKey(4, "role", "2")
-    assert parse(keys.rule_sent(4, "sql:3")) == keys.WarehouseKey(4, "rule", "sql:3")
+    assert parse("wms:{wh:4}:rule:sql:3:sent") == keys.WarehouseKey(4, "rule", "sql:3")
     assert parse(subscription_keys.subscribers(4, 5)) == keys.WarehouseKey(4, "type", "5")
     assert parse(subscription_keys.subscribers_token(4, 5)) == keys.WarehouseKey(4, "type", "5")
     for other in (keys.contents(4), keys.reads(4), keys.sequence(4), "wms:{wh:4}:new:thing"):

@@ -16,8 +16,9 @@ import pytest
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from notifications import cleanup, keys, lifecycle, selectors, services, store
-from notifications.rules.models import SqlRule
+from notifications import cleanup, lifecycle, selectors, services, store
+from rules import keys as rule_keys
+from rules.models import SqlRule
 from subscriptions.models import MessageType, Subscription
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -165,7 +166,10 @@ def test_f_the_orphan_sweep_removes_every_key_of_a_deleted_sql_rule(redis, wareh
         name="negative stock", message_type=rep_notice, query="SELECT 1", interval_seconds=60
     )
     rule_id = f"sql:{rule.pk}"
-    sent, alerts = keys.rule_sent(warehouse.pk, rule_id), keys.rule_alerts(warehouse.pk, rule_id)
+    sent, alerts = (
+        rule_keys.rule_sent(warehouse.pk, rule_id),
+        rule_keys.rule_alerts(warehouse.pk, rule_id),
+    )
     redis.hset(sent, "A-01", 1)
     redis.hset(alerts, "A-01", "some-id")
     rule.delete()

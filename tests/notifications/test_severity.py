@@ -24,7 +24,6 @@ def test_lifecycle_keys_share_the_warehouse_hash_tag():
     assert keys.report_counts(4, 20413) == "wms:{wh:4}:report:20413"
     assert keys.report_durations(4, 20413, "claim") == "wms:{wh:4}:report:20413:claim"
     assert keys.report_durations(4, 20413, "resolve") == "wms:{wh:4}:report:20413:resolve"
-    assert keys.rule_alerts(4, "py:bins") == "wms:{wh:4}:rule:py:bins:alerts"
 
 
 def test_severity_defaults_to_the_types_and_can_be_overridden(

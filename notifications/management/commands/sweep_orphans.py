@@ -1,5 +1,5 @@
 """`manage.py sweep_orphans`: run the orphan sweeps now (what beat runs) and report each: every
-app's that added one (config.orphans.add_sweep: notifications', the chat's)."""
+app's that added one (config.orphans.add_sweep: notifications', the chat's, the rules')."""
 
 from typing import Any
 
