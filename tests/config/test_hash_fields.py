@@ -364,7 +364,7 @@ def family_of(script: Script, key: str) -> keyfamilies.KeyFamily | str:
         return "old layout"
     hashes = [
         f
-        for f in keyfamilies.FAMILIES
+        for f in keyfamilies.families()
         if f.type == "hash" and re.split(r"[:}]", f.template)[-1] in words
     ]
     if len(hashes) == 1:
@@ -441,7 +441,7 @@ def test_every_field_written_is_registered(write: Write):
 
 
 def test_every_hash_says_its_fields():
-    for family in keyfamilies.FAMILIES:
+    for family in keyfamilies.families():
         assert bool(family.fields) == (family.type == "hash"), family.template
         assert all(f.purpose for f in family.fields), family.template
 
