@@ -189,6 +189,17 @@ def prefix() -> str:
 
 
 @pytest.fixture
+def fresh_schedule() -> Iterator[None]:
+    """The per-process schedule of shifts (shifts/cache.py) is read afresh before and after
+    the test, so that no test sees the shifts another one made."""
+    from shifts import cache
+
+    cache.forget()
+    yield
+    cache.forget()
+
+
+@pytest.fixture
 def celery_eager() -> Iterator[None]:
     """Celery tasks run in the calling thread (`.delay()` included), like a worker would."""
     from config.celery import app
