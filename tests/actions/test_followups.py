@@ -9,7 +9,6 @@ import email
 from collections.abc import Iterator
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.contrib.auth.models import Group
 
 from actions import followups
@@ -18,6 +17,7 @@ from notifications import keys, lifecycle
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from shifts.models import Shift
+from tests.smtp import smtp_server
 
 pytestmark = pytest.mark.django_db
 
@@ -39,17 +39,8 @@ class Mailbox:
 @pytest.fixture
 def smtp(settings) -> Iterator[Mailbox]:
     """A real SMTP server on 127.0.0.1 (aiosmtpd), which Django's SMTP backend sends to."""
-    mailbox = Mailbox()
-    port = embedded_redis.free_port()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.DEFAULT_FROM_EMAIL = "wms@example.com"
-    try:
+    with smtp_server(Mailbox(), settings) as mailbox:
         yield mailbox
-    finally:
-        controller.stop()
 
 
 @pytest.fixture

@@ -1,0 +1,29 @@
+"""A real SMTP server (aiosmtpd) on 127.0.0.1, which the product's e-mail backend sends to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from aiosmtpd.controller import Controller
+
+from devredis import embedded_redis
+
+Handler = TypeVar("Handler")
+
+
+@contextmanager
+def smtp_server(handler: Handler, settings: Any) -> Iterator[Handler]:
+    """Serve SMTP with `handler` (aiosmtpd's handle_* methods) and point Django's e-mail at it
+    through the product's backend (the tests' settings use locmem); yields the handler."""
+    port = embedded_redis.free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.DEFAULT_FROM_EMAIL = "wms@example.com"
+    try:
+        yield handler
+    finally:
+        controller.stop()
