@@ -22,6 +22,7 @@ from tests.rules_sql_role import (
 )
 from tests.settings import REDIS_CLUSTER_UNDER_TEST as CLUSTER
 from tests.settings import REDIS_SERVER
+from tests.smtp import Mailbox, smtp_server
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -197,6 +198,13 @@ def fresh_schedule() -> Iterator[None]:
     cache.forget()
     yield
     cache.forget()
+
+
+@pytest.fixture
+def smtp(settings) -> Iterator[Mailbox]:
+    """A real SMTP server on 127.0.0.1 (aiosmtpd), which Django's SMTP backend sends to."""
+    with smtp_server(Mailbox(), settings) as mailbox:
+        yield mailbox
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -11,6 +12,19 @@ from aiosmtpd.controller import Controller
 from devredis import embedded_redis
 
 Handler = TypeVar("Handler")
+
+
+class Mailbox:
+    """What the server received: each message, and each one's envelope recipients."""
+
+    def __init__(self) -> None:
+        self.messages: list[email.message.Message] = []
+        self.envelopes: list[list[str]] = []
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        self.envelopes.append(list(envelope.rcpt_tos))
+        self.messages.append(email.message_from_bytes(envelope.content))
+        return "250 Message accepted"
 
 
 @contextmanager
