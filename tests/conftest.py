@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from config import timestamps
 from config.redis import get_redis
 from devredis.embedded_redis import EmbeddedRedis
-from subscriptions.models import MessageType, Warehouse
+from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.rules_sql_role import (
     ON_POSTGRESQL,
     rules_sql_role,  # noqa: F401  (a fixture)
@@ -155,6 +155,13 @@ def make_user(db):
         return user
 
     return make
+
+
+@pytest.fixture
+def replenishers(db, warehouse, rep_notice, role, make_user):
+    """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return make_user("rita", role), make_user("ralf", role)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Fixtures for notification tests: a subscribed role and users, a publish shortcut, and a
+"""Fixtures for notification tests: subscribed users, a publish shortcut, and a
 process that lost its subscriber cache or whose publishes rebuild the subscriber sets."""
 
 import pytest
@@ -8,13 +8,6 @@ from notifications.selectors import inbox_page
 from notifications.services import publish
 from subscriptions import services as subscription_services
 from subscriptions.models import Subscription
-
-
-@pytest.fixture
-def replenishers(db, warehouse, rep_notice, role, make_user):
-    """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role), make_user("ralf", role)
 
 
 @pytest.fixture
