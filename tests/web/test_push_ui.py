@@ -5,14 +5,15 @@ A push goes the whole way: published, encrypted by the server's Celery task for 
 push service is an HTTPS stand-in, decrypted there with the browser's key, and delivered to the
 page's service worker through the DevTools protocol (`ServiceWorker.deliverPushMessage`), as
 Chromium's push service would. Chromium lets no script make a trusted notification click, so
-the click is a `NotificationEvent` dispatched in the worker: the same listener runs, and the test awaits the
-work it hands to `waitUntil` (which the browser refuses for an event a script made).
+the click is a `NotificationEvent` dispatched in the worker: the same listener runs, and the
+test awaits the work it hands to `waitUntil` (which the browser refuses for an event a script
+made).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,7 +26,6 @@ from push.keys import b64url_decode
 from push.models import PushSubscription
 from push.services import subscription_save
 from subscriptions.models import Subscription, Warehouse
-from tests.https_stand_in import trusted
 from tests.push.conftest import Browser, PushServiceStandIn
 
 pytestmark = pytest.mark.browser
@@ -40,13 +40,6 @@ def until(page: Page, condition: Callable[[], Any], timeout_ms: int = 30_000) ->
         page.wait_for_timeout(50)
         waited += 50
     return value
-
-
-@pytest.fixture
-def push_service(tmp_path, settings, monkeypatch) -> Iterator[PushServiceStandIn]:
-    stand_in = PushServiceStandIn(tmp_path)
-    with trusted(stand_in, settings, monkeypatch, allowed_hosts="WEB_PUSH_ALLOWED_HOSTS"):
-        yield stand_in
 
 
 @pytest.fixture
