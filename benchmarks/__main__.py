@@ -21,12 +21,16 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from benchmarks import _setup
 from benchmarks.context import PRESETS, Bench
 from benchmarks.harness import Line, markdown_table
 from benchmarks.probes import RedisProbe
+
+T = TypeVar("T")
 
 ALL_ROWS = [str(i) for i in range(1, 23)]
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
@@ -125,19 +129,19 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
 
     lines: list[Line] = []
 
-    def phase(name: str, step: Callable[[], list[Line]]) -> None:
+    def timed(name: str, step: Callable[[], T]) -> T:
         began = time.perf_counter()
         print(f"{name} …", flush=True)
         found = step()
-        lines.extend(found)
         print(f"  done in {time.perf_counter() - began:.0f} s", flush=True)
+        return found
+
+    def phase(name: str, step: Callable[[], list[Line]]) -> None:
+        lines.extend(timed(name, step))
 
     data = None
     if rows & {"1", "2", "3", "4", "5", "8", "12", "13", "14", "15", "16"}:
-        began = time.perf_counter()
-        print("inbox data …", flush=True)
-        data = build(bench)
-        print(f"  done in {time.perf_counter() - began:.0f} s", flush=True)
+        data = timed("inbox data", lambda: build(bench))
     if data is not None:
         if rows & {"1", "2", "3"}:
             phase("rows 1-3: polls over HTTP", lambda: rows_http.run(bench, data, rows))
@@ -154,30 +158,23 @@ def run(bench: Bench, rows: set[str], *, with_peer: bool = True) -> list[Line]:
             )
         if "16" in rows:
             phase("row 16: opening streams", lambda: rows_shape.stream_rows(bench, data))
-    if "6" in rows:
-        phase("row 6: publish", lambda: rows_publish.publish_rows(bench))
-    if "7" in rows:
-        phase("row 7: memory per delivery", lambda: rows_publish.memory_rows(bench))
-    if "9" in rows:
-        phase("row 9: chat send", lambda: rows_chat.send_rows(bench))
-    if "10" in rows:
-        phase("row 10: pending fetch", lambda: rows_chat.pending_rows(bench))
-    if "11" in rows:
-        phase("row 11: expiry sweep", lambda: rows_sweep.sweep_rows(bench))
-    if "17" in rows:
-        phase("row 17: pressing an alert action", lambda: rows_actions.press_rows(bench))
-    if "18" in rows:
-        phase("row 18: reminders and e-mails per tick", lambda: rows_actions.followup_rows(bench))
-    if "19" in rows:
-        phase(
-            "row 19: a notice's roster, an acknowledgement", lambda: rows_notices.roster_rows(bench)
-        )
-    if "20" in rows:
-        phase("row 20: publishing a notice", lambda: rows_notices.publish_rows(bench))
-    if "21" in rows:
-        phase("row 21: canaries at 1,000 warehouses", lambda: rows_delivery.canary_rows(bench))
-    if "22" in rows:
-        phase("row 22: the quiet floor's cost", lambda: rows_quiet.quiet_rows(bench))
+    # The rows that need nothing but the bench: (row, the phase's name, what measures it).
+    on_the_bench: list[tuple[str, str, Callable[[Bench], list[Line]]]] = [
+        ("6", "row 6: publish", rows_publish.publish_rows),
+        ("7", "row 7: memory per delivery", rows_publish.memory_rows),
+        ("9", "row 9: chat send", rows_chat.send_rows),
+        ("10", "row 10: pending fetch", rows_chat.pending_rows),
+        ("11", "row 11: expiry sweep", rows_sweep.sweep_rows),
+        ("17", "row 17: pressing an alert action", rows_actions.press_rows),
+        ("18", "row 18: reminders and e-mails per tick", rows_actions.followup_rows),
+        ("19", "row 19: a notice's roster, an acknowledgement", rows_notices.roster_rows),
+        ("20", "row 20: publishing a notice", rows_notices.publish_rows),
+        ("21", "row 21: canaries at 1,000 warehouses", rows_delivery.canary_rows),
+        ("22", "row 22: the quiet floor's cost", rows_quiet.quiet_rows),
+    ]
+    for row, name, measure in on_the_bench:
+        if row in rows:
+            phase(name, partial(measure, bench))
     return sorted(lines, key=lambda line: int(line.row))
 
 

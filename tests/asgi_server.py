@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 
@@ -17,11 +18,12 @@ from devredis.embedded_redis import free_port
 
 
 @contextmanager
-def running() -> Iterator[str]:
-    """Start the server; yields its base URL; stops it afterwards."""
+def running(application: Any = "config.asgi:application", name: str = "uvicorn") -> Iterator[str]:
+    """Start the server on `application` (an ASGI callable, or its import path) in a thread
+    called `name`; yields its base URL; stops it afterwards."""
     server = uvicorn.Server(
         uvicorn.Config(
-            "config.asgi:application",
+            application,
             host="127.0.0.1",
             port=free_port(),
             log_level="warning",
@@ -29,7 +31,7 @@ def running() -> Iterator[str]:
             timeout_graceful_shutdown=2,
         )
     )
-    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
     while not server.started:

@@ -15,13 +15,14 @@ from rest_framework.test import APIClient
 from config import timestamps
 from config.redis import get_redis
 from devredis.embedded_redis import EmbeddedRedis
-from subscriptions.models import MessageType, Warehouse
+from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.rules_sql_role import (
     ON_POSTGRESQL,
     rules_sql_role,  # noqa: F401  (a fixture)
 )
 from tests.settings import REDIS_CLUSTER_UNDER_TEST as CLUSTER
 from tests.settings import REDIS_SERVER
+from tests.smtp import Mailbox, smtp_server
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -157,6 +158,13 @@ def make_user(db):
 
 
 @pytest.fixture
+def replenishers(db, warehouse, rep_notice, role, make_user):
+    """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    return make_user("rita", role), make_user("ralf", role)
+
+
+@pytest.fixture
 def alice(make_user) -> User:
     return make_user("alice")
 
@@ -186,6 +194,24 @@ def client_for():
 @pytest.fixture
 def prefix() -> str:
     return django_settings.WMS_REDIS_PREFIX
+
+
+@pytest.fixture
+def fresh_schedule() -> Iterator[None]:
+    """The per-process schedule of shifts (shifts/cache.py) is read afresh before and after
+    the test, so that no test sees the shifts another one made."""
+    from shifts import cache
+
+    cache.forget()
+    yield
+    cache.forget()
+
+
+@pytest.fixture
+def smtp(settings) -> Iterator[Mailbox]:
+    """A real SMTP server on 127.0.0.1 (aiosmtpd), which Django's SMTP backend sends to."""
+    with smtp_server(Mailbox(), settings) as mailbox:
+        yield mailbox
 
 
 @pytest.fixture

@@ -26,9 +26,9 @@ from rest_framework.test import APIClient
 from config import timestamps
 from notifications.services import publish
 from push import keys
-from shifts import cache, handovers
-from shifts.models import Handover, Shift
+from shifts.models import Handover
 from subscriptions.models import MessageType, Subscription, Warehouse
+from tests.handovers import end_shift
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,16 +115,7 @@ def floor(warehouse: Warehouse, role: Group, rep_notice: MessageType, make_user)
         "olga": make_user("olga"),
         "staff": User.objects.create_superuser("boss", "boss@example.com", "pw"),
     }
-    now = timestamps.now().replace(second=0, microsecond=0)
-    Shift.objects.create(
-        warehouse=warehouse,
-        role=role,
-        name="Early",
-        starts=(now - dt.timedelta(hours=2)).time(),
-        ends=(now - dt.timedelta(minutes=1)).time(),
-    )
-    cache.forget()
-    assert handovers.hand_over_due() == 1
+    end_shift(warehouse, role)
     return people
 
 

@@ -17,7 +17,6 @@ from django.db import connections
 
 from actions.models import AlertAction
 from notifications.services import publish
-from subscriptions.models import Subscription
 from tests.https_stand_in import HTTPSStandIn, Received, trusted
 from tests.push.conftest import (  # noqa: F401  (the push service's fixtures, for reminders)
     browser_at,
@@ -115,13 +114,6 @@ def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
     found = WebhookReceiver(tmp_path)
     with trusted(found, settings, monkeypatch, allowed_hosts="ALERT_WEBHOOK_ALLOWED_HOSTS"):
         yield found
-
-
-@pytest.fixture
-def replenishers(db, warehouse, rep_notice, role, make_user):
-    """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role), make_user("ralf", role)
 
 
 @pytest.fixture

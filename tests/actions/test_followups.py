@@ -5,11 +5,8 @@ server) through the outbox."""
 from __future__ import annotations
 
 import datetime as dt
-import email
-from collections.abc import Iterator
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.contrib.auth.models import Group
 
 from actions import followups
@@ -25,31 +22,14 @@ NOON = int(dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC).timestamp() * 1000)
 S = 1000
 
 
-class Mailbox:
-    def __init__(self) -> None:
-        self.messages: list[email.message.Message] = []
-        self.envelopes: list[list[str]] = []
-
-    async def handle_DATA(self, server, session, envelope) -> str:
-        self.envelopes.append(list(envelope.rcpt_tos))
-        self.messages.append(email.message_from_bytes(envelope.content))
-        return "250 Message accepted"
-
-
 @pytest.fixture
-def smtp(settings) -> Iterator[Mailbox]:
-    """A real SMTP server on 127.0.0.1 (aiosmtpd), which Django's SMTP backend sends to."""
-    mailbox = Mailbox()
-    port = embedded_redis.free_port()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.DEFAULT_FROM_EMAIL = "wms@example.com"
-    try:
-        yield mailbox
-    finally:
-        controller.stop()
+def supervisors(rep_notice, make_user) -> Group:
+    """Supervisors, REP_NOTICE's escalation role, e-mailed after 300 s: sam has an address."""
+    group = Group.objects.create(name="Supervisors")
+    rep_notice.email_after_seconds, rep_notice.escalation_role = 300, group
+    rep_notice.save()
+    make_user("sam", group, email="sam@example.com")
+    return group
 
 
 @pytest.fixture
@@ -126,12 +106,8 @@ def test_a_beat_tick_does_a_bounded_amount(
 
 
 def test_nobody_claims_it_the_escalation_role_on_shift_is_emailed_once(
-    at_noon, replenishers, warehouse, rep_notice, send, smtp, make_user
+    at_noon, replenishers, warehouse, send, smtp, make_user, supervisors
 ):
-    supervisors = Group.objects.create(name="Supervisors")
-    rep_notice.email_after_seconds, rep_notice.escalation_role = 300, supervisors
-    rep_notice.save()
-    make_user("sam", supervisors, email="sam@example.com")
     make_user("sid", supervisors)  # no address
     make_user("tom", supervisors, email="tom@example.com", is_active=False)
     rita, _ = replenishers
@@ -157,12 +133,8 @@ def test_nobody_claims_it_the_escalation_role_on_shift_is_emailed_once(
 
 
 def test_off_shift_members_are_not_emailed_unless_it_is_critical(
-    at_noon, replenishers, warehouse, rep_notice, send, smtp, make_user
+    at_noon, replenishers, warehouse, send, smtp, supervisors
 ):
-    supervisors = Group.objects.create(name="Supervisors")
-    rep_notice.email_after_seconds, rep_notice.escalation_role = 300, supervisors
-    rep_notice.save()
-    make_user("sam", supervisors, email="sam@example.com")
     Shift.objects.create(
         warehouse=warehouse, role=supervisors, name="Night", starts="22:00", ends="06:00"
     )
@@ -175,12 +147,8 @@ def test_off_shift_members_are_not_emailed_unless_it_is_critical(
 
 
 def test_an_email_server_that_refuses_is_tried_again(
-    at_noon, replenishers, warehouse, rep_notice, send, settings, make_user
+    at_noon, replenishers, warehouse, send, settings, supervisors
 ):
-    supervisors = Group.objects.create(name="Supervisors")
-    rep_notice.email_after_seconds, rep_notice.escalation_role = 300, supervisors
-    rep_notice.save()
-    make_user("sam", supervisors, email="sam@example.com")
     send()
     settings.EMAIL_BACKEND = "outbound.mail.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", embedded_redis.free_port()

@@ -21,7 +21,6 @@ from notifications.services import publish
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests.actions.test_followups import smtp  # noqa: F401  (a fixture: a real SMTP server)
 from tests.config.test_health import scrape
 from tests.push.conftest import browser_at, push_service, subscribe  # noqa: F401  (fixtures)
 from tests.waiting import eventually
@@ -244,7 +243,7 @@ def test_metrics_and_healthz_say_what_the_canaries_found(warehouse, client, sett
 
 
 @pytest.mark.django_db
-def test_an_episode_emails_once_and_once_more_on_recovery(warehouse, settings, smtp):  # noqa: F811
+def test_an_episode_emails_once_and_once_more_on_recovery(warehouse, settings, smtp):
     settings.CANARY_LATE_SECONDS = 0
     settings.DELIVERY_ALARM_AFTER_SECONDS = 0
     settings.DELIVERY_ALARM_EMAILS = ["ops@example.com"]

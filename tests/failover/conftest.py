@@ -7,20 +7,17 @@ both passes of CI; a test that killed nodes leaves it to be rebuilt by the next 
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from django.contrib.auth.models import Group, User
 from rest_framework.authtoken.models import Token
 
 from devredis.embedded_cluster import EmbeddedCluster, start_cluster
-from devredis.embedded_redis import free_port
 from subscriptions.models import MessageType, Subscription, Warehouse
 from subscriptions.services import sync_all
+from tests.asgi_server import running
 from tests.waiting import eventually
 
 
@@ -80,28 +77,8 @@ def fresh_server(on_cluster) -> Iterator[str]:
         else:
             await asgi.django_application(scope, receive, send)
 
-    server = uvicorn.Server(
-        uvicorn.Config(
-            application,
-            host="127.0.0.1",
-            port=free_port(),
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=2,
-        )
-    )
-    thread = threading.Thread(target=server.run, name="uvicorn-fresh", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive(), "uvicorn did not start"
-        assert time.monotonic() < deadline, "uvicorn did not start in time"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with running(application, name="uvicorn-fresh") as url:
+        yield url
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from django.contrib.auth.models import Group, Permission, User
 
 from notices import services
 from notices.models import Notice
-from shifts import cache
 
 
 @dataclass
@@ -25,10 +24,8 @@ class People:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
+def _fresh_schedule(fresh_schedule: None) -> None:
+    """Every notices test reads the schedule of shifts afresh (tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ from notifications.selectors import inbox_page
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from shifts.models import Shift
-from tests.actions.test_followups import smtp  # noqa: F401  (a real SMTP server)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -129,7 +128,7 @@ def test_escalation_once_under_racing_beats_with_an_email_naming_who_is_missing(
     people,
     post_notice,
     clock,
-    smtp,  # noqa: F811
+    smtp,
 ):
     clock.stop_at(ms(BEFORE_EARLY))
     notice = post_notice(due_at=BEFORE_EARLY + dt.timedelta(hours=1))

@@ -1,16 +1,23 @@
-"""Fixtures for notification tests: a subscribed role and users, and a publish shortcut."""
+"""Fixtures for notification tests: subscribed users, a publish shortcut, and a
+process that lost its subscriber cache or whose publishes rebuild the subscriber sets."""
 
 import pytest
 
+from notifications import store
+from notifications.selectors import inbox_page
 from notifications.services import publish
+from subscriptions import services as subscription_services
 from subscriptions.models import Subscription
 
 
 @pytest.fixture
-def replenishers(db, warehouse, rep_notice, role, make_user):
-    """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
+def subscribed(warehouse, rep_notice, role, make_user):
+    """Rita through the Replenishment role, and Alice directly."""
+    rita = make_user("rita", role)
+    alice = make_user("alice")
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    return make_user("rita", role), make_user("ralf", role)
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
+    return rita, alice
 
 
 @pytest.fixture
@@ -23,3 +30,29 @@ def send(warehouse, rep_notice):
         return publish(title=title, **kwargs)
 
     return send_one
+
+
+@pytest.fixture
+def cold_cache(monkeypatch):
+    """A process that has not published yet (say, a web worker started after a restart): it
+    knows no subscribers."""
+    monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())
+
+
+@pytest.fixture
+def rebuilds(monkeypatch):
+    """Count the warehouse rebuilds publishing asks for (they still happen)."""
+    calls: list[int] = []
+    real = subscription_services.rebuild_warehouse
+
+    def counted(warehouse_id, **options):
+        calls.append(warehouse_id)
+        return real(warehouse_id, **options)
+
+    monkeypatch.setattr(subscription_services, "rebuild_warehouse", counted)
+    return calls
+
+
+def seen_by(user, warehouse) -> list[str]:
+    """The ids in `user`'s inbox in `warehouse`, newest first."""
+    return [i.notification.id for i in inbox_page(user=user, warehouse_id=warehouse.pk).items]

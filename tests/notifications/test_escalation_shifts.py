@@ -10,11 +10,10 @@ from django.contrib.auth.models import Group
 
 from notifications import hooks, keys, lifecycle
 from notifications.selectors import inbox_page
-from shifts import cache
 from shifts.models import Shift
 from subscriptions.models import Subscription
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 NOON = dt.datetime(2026, 1, 14, 12, 0, tzinfo=dt.UTC)  # the test warehouse runs on UTC
 NIGHT_STARTS_MS = int(dt.datetime(2026, 1, 14, 22, 0, tzinfo=dt.UTC).timestamp() * 1000)
@@ -22,13 +21,6 @@ NIGHT_STARTS_MS = int(dt.datetime(2026, 1, 14, 22, 0, tzinfo=dt.UTC).timestamp()
 
 def ms(value: dt.datetime) -> int:
     return int(value.timestamp() * 1000)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

@@ -5,46 +5,12 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from notifications import keys, store
-from notifications.selectors import inbox_page
 from subscriptions import keys as subscription_keys
 from subscriptions import services as subscription_services
 from subscriptions.models import MessageType, Subscription
+from tests.notifications.conftest import seen_by
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def cold_cache(monkeypatch):
-    """A process that has not published yet (say, a web worker started after the restart)."""
-    monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())
-
-
-@pytest.fixture
-def subscribed(warehouse, rep_notice, role, make_user):
-    """Rita through the Replenishment role, and Alice directly."""
-    rita = make_user("rita", role)
-    alice = make_user("alice")
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
-    return rita, alice
-
-
-@pytest.fixture
-def rebuilds(monkeypatch):
-    """Count the warehouse rebuilds publishing asks for (they still happen)."""
-    calls = []
-    real = subscription_services.rebuild_warehouse
-
-    def counted(warehouse_id, **options):
-        calls.append(warehouse_id)
-        return real(warehouse_id, **options)
-
-    monkeypatch.setattr(subscription_services, "rebuild_warehouse", counted)
-    return calls
-
-
-def seen_by(user, warehouse) -> list[str]:
-    return [i.notification.id for i in inbox_page(user=user, warehouse_id=warehouse.pk).items]
 
 
 @pytest.mark.parametrize("cache", ["warm", "cold"])

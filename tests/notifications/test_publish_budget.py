@@ -22,38 +22,13 @@ from directory.keys import version_key
 from directory.snapshot import DirectoryChanged
 from notifications import keys, publishing, services, store
 from notifications.readmodel import delivery
-from notifications.selectors import inbox_page
 from subscriptions import keys as subscription_keys
 from subscriptions import services as subscription_services
-from subscriptions.models import Subscription
+from tests.notifications.conftest import seen_by
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 Step = Callable[[], None]
-
-
-@pytest.fixture
-def subscribed(warehouse, rep_notice, role, make_user):
-    """Rita through the Replenishment role, and Alice directly."""
-    rita = make_user("rita", role)
-    alice = make_user("alice")
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
-    return rita, alice
-
-
-@pytest.fixture
-def rebuilds(monkeypatch):
-    """The warehouse rebuilds publishing asks for (they still happen)."""
-    calls: list[int] = []
-    real = subscription_services.rebuild_warehouse
-
-    def counted(warehouse_id, **options):
-        calls.append(warehouse_id)
-        return real(warehouse_id, **options)
-
-    monkeypatch.setattr(subscription_services, "rebuild_warehouse", counted)
-    return calls
 
 
 class Interference:
@@ -105,10 +80,6 @@ def steps(redis, warehouse, rep_notice) -> dict[str, Step]:
         pass
 
     return {"moved": moved, "changed": changed, "lost": lost, "nothing": nothing}
-
-
-def seen_by(user, warehouse) -> list[str]:
-    return [i.notification.id for i in inbox_page(user=user, warehouse_id=warehouse.pk).items]
 
 
 @pytest.mark.single_redis  # on Redis Cluster the version is read first: it never moves under it

@@ -16,7 +16,7 @@ from notifications.readmodel.replies import PublishStatus
 from subscriptions import keys as subscription_keys
 from subscriptions.models import Subscription
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cold_cache")]
 
 
 @pytest.fixture
@@ -27,12 +27,6 @@ def subscribed(warehouse, rep_notice, role, make_user):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
     return {f"r:{role.pk}", f"u:{alice.pk}"}
-
-
-@pytest.fixture(autouse=True)
-def cold_cache(monkeypatch):
-    """This process has not published yet: it knows no subscribers."""
-    monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())
 
 
 @pytest.fixture

@@ -11,15 +11,13 @@ from collections.abc import Iterator
 from typing import cast
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.db.models.functions import Now
 
-import config.settings as product_settings
 from actions.mail import EMAIL
-from devredis import embedded_redis
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from tests.outbox.conftest import in_thread
+from tests.smtp import smtp_server
 from tests.waiting import eventually
 
 
@@ -44,17 +42,8 @@ class SlowMailbox:
 @pytest.fixture
 def slow_smtp(settings) -> Iterator[SlowMailbox]:
     """A real SMTP server (aiosmtpd) on 127.0.0.1, sent to with the product's e-mail backend."""
-    mailbox = SlowMailbox()
-    port = embedded_redis.free_port()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = product_settings.EMAIL_BACKEND  # the tests' default is locmem
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.DEFAULT_FROM_EMAIL = "wms@example.com"
-    try:
+    with smtp_server(SlowMailbox(), settings) as mailbox:
         yield mailbox
-    finally:
-        controller.stop()
 
 
 def test_a_slow_mail_server_cannot_make_a_send_outlive_its_lease(

@@ -8,20 +8,12 @@ import pytest
 from django.contrib.auth.models import Group
 
 from notifications.services import publish
-from shifts import cache
 from shifts.models import Shift
 from subscriptions.models import Subscription
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 NOON = dt.datetime(2026, 1, 14, 12, 0, tzinfo=dt.UTC)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

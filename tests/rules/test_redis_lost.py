@@ -3,21 +3,12 @@ a Redis that was emptied, or lost subscribers, never swallows a replenishment no
 
 from __future__ import annotations
 
-import pytest
-
 from notifications import store as notification_store
 from rules import alerts, runner, sources, store
 from rules.domain import AlertStatus, RuleRun
 from subscriptions import keys as subscription_keys
 
 from .conftest import alert
-
-
-@pytest.fixture
-def cold_cache(monkeypatch):
-    monkeypatch.setattr(
-        notification_store, "subscriber_cache", notification_store._SubscriberCache()
-    )
 
 
 def run(name: str = "shortages") -> RuleRun:

@@ -8,18 +8,11 @@ import pytest
 
 from config import timestamps
 from demo.data import load_demo_data
-from shifts import cache, handovers, schedule
+from shifts import handovers, schedule
 from shifts.models import Handover, Shift
 from subscriptions.models import Warehouse
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 
 def test_the_demo_hands_over_within_a_few_minutes(settings, clock):

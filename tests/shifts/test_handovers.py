@@ -19,7 +19,7 @@ from shifts import cache, handovers
 from shifts.models import Handover, Shift
 from subscriptions.models import Subscription
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 UTC = dt.UTC
 DAY_START = dt.datetime(2026, 1, 14, 6, 0, tzinfo=UTC)  # the test warehouse runs on UTC
@@ -28,13 +28,6 @@ DAY_END = dt.datetime(2026, 1, 14, 14, 0, tzinfo=UTC)
 
 def ms(value: dt.datetime) -> int:
     return int(value.timestamp() * 1000)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

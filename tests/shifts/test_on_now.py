@@ -7,20 +7,12 @@ import datetime as dt
 import pytest
 from django.contrib.auth.models import Group, User
 
-from shifts import cache
 from shifts.models import Shift
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 UTC = dt.UTC
 NOON_MS = int(dt.datetime(2026, 1, 14, 11, 0, tzinfo=UTC).timestamp() * 1000)  # 12:00 Berlin
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

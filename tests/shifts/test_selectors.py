@@ -10,21 +10,14 @@ from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from shifts import cache, selectors
+from shifts import selectors
 from shifts.models import Shift
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
 UTC = dt.UTC
 # A Wednesday in winter: Europe/Berlin is UTC+1.
 NOON = dt.datetime(2026, 1, 14, 11, 0, tzinfo=UTC)  # 12:00 in Berlin
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule():
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

@@ -22,6 +22,11 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
+from notifications.services import publish
+from subscriptions.models import Warehouse
+from tests.actions.conftest import receiver  # noqa: F401  (the WMS's webhook over HTTPS)
+from tests.push.conftest import push_service  # noqa: F401  (the Web Push service stand-in)
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -92,6 +97,31 @@ def _fast_ui(request: pytest.FixtureRequest) -> None:
     settings.UI_POLL_INTERVAL_SECONDS = 0.5
     settings.UI_POLL_MAX_BACKOFF_SECONDS = 2
     settings.REDIS_RETRY_AFTER_SECONDS = 1
+
+
+@pytest.fixture
+def opens_on_sh01(settings: Any) -> None:
+    """The page opens on warehouse SH01 (UI_DEFAULT_WAREHOUSE)."""
+    settings.UI_DEFAULT_WAREHOUSE = "SH01"
+
+
+def notify(warehouse: Warehouse, title: str, **kwargs: Any) -> str:
+    """Publish a REP_NOTICE that reaches somebody; its id."""
+    result = publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, **kwargs)
+    assert result.recipients >= 1
+    return result.id
+
+
+def assert_tappable(
+    box: dict[str, float] | None, what: str, *, screen: float = 360, narrowest: float = 0
+) -> None:
+    """`box` (a bounding box) is on a screen `screen` px wide sideways and at least 44 px high
+    (a gloved thumb), and at least `narrowest` px wide."""
+    assert box is not None, f"{what} is not displayed"
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= screen + 0.5, f"{what} ends right of the screen: {box}"
+    assert box["height"] >= 44, f"{what} is too low: {box}"
+    assert box["width"] >= narrowest, f"{what} is too narrow: {box}"
 
 
 def wait_until(page: Page, condition: Callable[[], bool], timeout_ms: int = 10_000) -> None:

@@ -27,7 +27,7 @@ from shifts.models import Shift
 from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.web.conftest import ARTIFACTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD: dict[str, Any] = {"size": (360, 640), "mobile": True}
 DESKTOP: dict[str, Any] = {"size": (1366, 768), "mobile": False}
@@ -52,11 +52,6 @@ def report(name: str, found: dict[str, list[str]]) -> None:
         kept.write_text(json.dumps(found, indent=2))
     else:
         kept.unlink(missing_ok=True)
-
-
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
 
 
 @pytest.fixture

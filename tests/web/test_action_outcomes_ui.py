@@ -8,8 +8,6 @@ Chinese."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
@@ -19,14 +17,12 @@ from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.actions.conftest import (  # noqa: F401  (shared_database: a fixture)
     QUEUES,
-    WebhookReceiver,
     fresh_connections,
     shared_database,
 )
-from tests.https_stand_in import trusted
 from tests.workers import worker_process
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 # name -> (viewport, a handheld: touch and a mobile viewport)
 SIZES: dict[str, tuple[tuple[int, int], bool]] = {
@@ -35,23 +31,10 @@ SIZES: dict[str, tuple[tuple[int, int], bool]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
-
-
 @pytest.fixture
 def alice(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType) -> User:
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     return make_user("alice", role)
-
-
-@pytest.fixture
-def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
-    """The WMS's webhook over real HTTPS (tests/actions/conftest.py), trusted and allowed."""
-    found = WebhookReceiver(tmp_path)
-    with trusted(found, settings, monkeypatch, allowed_hosts="ALERT_WEBHOOK_ALLOWED_HOSTS"):
-        yield found
 
 
 def act(locator, mobile: bool) -> None:

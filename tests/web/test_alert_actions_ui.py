@@ -7,8 +7,6 @@ and the dialog says it is done."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
@@ -16,31 +14,16 @@ from playwright.sync_api import expect
 from actions.models import ActionRun, AlertAction
 from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
-from tests.actions.conftest import WebhookReceiver
-from tests.https_stand_in import trusted
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD = {"size": (360, 640), "mobile": True}
-
-
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
 
 
 @pytest.fixture
 def alice(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType) -> User:
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     return make_user("alice", role)
-
-
-@pytest.fixture
-def receiver(tmp_path, settings, monkeypatch) -> Iterator[WebhookReceiver]:
-    """The WMS's webhook over real HTTPS (tests/actions/conftest.py), trusted and allowed."""
-    found = WebhookReceiver(tmp_path)
-    with trusted(found, settings, monkeypatch, allowed_hosts="ALERT_WEBHOOK_ALLOWED_HOSTS"):
-        yield found
 
 
 @pytest.fixture

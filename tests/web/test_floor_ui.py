@@ -4,7 +4,6 @@ now in the shown warehouse, and a sound or vibration for a critical alert while 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -14,20 +13,12 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from notifications.services import publish
-from shifts import cache
 from shifts.models import Shift
 from subscriptions.models import Subscription, Warehouse
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("fresh_schedule")]
 
 HANDHELD: dict[str, Any] = {"size": (360, 640), "mobile": True}
-
-
-@pytest.fixture(autouse=True)
-def _fresh_schedule() -> Iterator[None]:
-    cache.forget()
-    yield
-    cache.forget()
 
 
 @pytest.fixture

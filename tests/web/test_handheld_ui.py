@@ -6,17 +6,16 @@ bodies, and toasts that never cover the list's buttons and belong to the shown w
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import Locator, Page, expect
 
 from notifications import lifecycle
-from notifications.services import publish
 from subscriptions.models import Subscription, Warehouse
+from tests.web.conftest import notify
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD = {"size": (360, 640), "mobile": True}
 DESKTOP = {"size": (1366, 768), "mobile": False}
@@ -28,11 +27,6 @@ LONG_BODY = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
-
-
 @pytest.fixture
 def crew(
     make_user, role: Group, warehouse: Warehouse, other_warehouse: Warehouse, rep_notice
@@ -41,12 +35,6 @@ def crew(
     for wh in (warehouse, other_warehouse):
         Subscription.objects.create(message_type=rep_notice, warehouse=wh, role=role)
     return [make_user("alice", role), make_user("bob", role)]
-
-
-def notify(warehouse: Warehouse, title: str, **kwargs: Any) -> str:
-    result = publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, **kwargs)
-    assert result.recipients >= 1
-    return result.id
 
 
 @pytest.fixture

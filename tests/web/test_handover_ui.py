@@ -3,20 +3,19 @@ outgoing shift's counts (snoozed included) and links to each alert, and Accept."
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 from django.contrib.auth.models import Group, User
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import expect
 
 from config import timestamps
 from notifications import lifecycle
 from notifications.services import publish
-from shifts import cache, handovers
-from shifts.models import Handover, Shift
+from shifts.models import Handover
 from subscriptions.models import MessageType, Subscription, Warehouse
+from tests.handovers import end_shift
+from tests.web.conftest import assert_tappable
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD = {"size": (360, 640), "mobile": True}
 WIDTH = 360  # HANDHELD's width
@@ -48,26 +47,6 @@ READS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
-
-
-def _end_shift(warehouse: Warehouse, role: Group) -> Handover:
-    """The role's Early shift ended a minute ago: its handover is made now."""
-    now = timestamps.now().replace(second=0, microsecond=0)
-    Shift.objects.create(
-        warehouse=warehouse,
-        role=role,
-        name="Early",
-        starts=(now - dt.timedelta(hours=2)).time(),
-        ends=(now - dt.timedelta(minutes=1)).time(),
-    )
-    cache.forget()
-    assert handovers.hand_over_due() == 1
-    return Handover.objects.get()
-
-
 @pytest.fixture
 def handed_over(
     make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType
@@ -76,7 +55,7 @@ def handed_over(
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     alice = make_user("alice", role)
     publish(message_type=rep_notice, warehouse=warehouse, title="Replenish A-01-03")
-    return alice, _end_shift(warehouse, role)
+    return alice, end_shift(warehouse, role)
 
 
 @pytest.fixture
@@ -101,16 +80,7 @@ def busy_handover(
         until=timestamps.now_ms() + 2 * 3_600_000,
     )
     lifecycle.claim(user=bob, warehouse_id=warehouse.pk, notification_id=held)
-    return alice, _end_shift(warehouse, role)
-
-
-def assert_tappable(locator: Locator, what: str) -> None:
-    """On screen sideways and at least 44 px high (a gloved thumb)."""
-    box = locator.bounding_box()
-    assert box is not None, f"{what} is not displayed"
-    assert box["x"] >= 0
-    assert box["x"] + box["width"] <= WIDTH + 0.5, f"{what} ends right of the screen: {box}"
-    assert box["height"] >= 44, f"{what} is too low: {box}"
+    return alice, end_shift(warehouse, role)
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
@@ -157,7 +127,7 @@ def test_the_handover_reads_as_sentences_with_links_to_its_alerts(
     assert "{" not in text
     assert "counts" not in text
     for index in range(links.count()):
-        assert_tappable(links.nth(index), "a link to an alert")
+        assert_tappable(links.nth(index).bounding_box(), "a link to an alert", screen=WIDTH)
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
     screen.shot(f"63-handover-dialog-{locale}")
 

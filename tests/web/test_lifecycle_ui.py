@@ -3,8 +3,6 @@ history; desktop alerts for critical ones; Chinese."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.contrib.auth.models import Group, User
 from playwright.sync_api import expect
@@ -12,8 +10,8 @@ from playwright.sync_api import expect
 from config import timestamps
 from notifications import lifecycle, selectors
 from notifications.domain import Actor
-from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
+from tests.web.conftest import notify
 
 
 def username(actor: Actor | None) -> str | None:
@@ -40,12 +38,6 @@ def crew(make_user, role: Group, warehouse: Warehouse, rep_notice: MessageType) 
     """alice and bob, whose Replenishment role receives REP_NOTICE in SH01."""
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     return [make_user("alice", role), make_user("bob", role)]
-
-
-def notify(warehouse: Warehouse, title: str, **kwargs: Any) -> str:
-    result = publish(message_type="REP_NOTICE", warehouse=warehouse, title=title, **kwargs)
-    assert result.recipients >= 1
-    return result.id
 
 
 def entry(page, title: str):

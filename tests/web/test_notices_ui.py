@@ -11,8 +11,9 @@ from playwright.sync_api import expect
 from notices import services
 from notices.models import Notice, NoticeAck
 from subscriptions.models import Warehouse
+from tests.web.conftest import assert_tappable
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD = {"size": (360, 640), "mobile": True}
 WIDTH = 360
@@ -21,11 +22,6 @@ READS = {
     "en-US": {"ack": "I have read this", "heading": "Please read"},
     "zh-CN": {"ack": "我已阅读", "heading": "请阅读"},
 }
-
-
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
 
 
 def publish_notice(warehouse: Warehouse, role: Group, by: User, **extra) -> Notice:
@@ -39,14 +35,6 @@ def publish_notice(warehouse: Warehouse, role: Group, by: User, **extra) -> Noti
         **extra,
     }
     return services.notice_create(user=by, **fields)
-
-
-def assert_tappable(box: dict | None, what: str) -> None:
-    assert box is not None, f"{what} is not displayed"
-    assert box["x"] >= 0
-    assert box["x"] + box["width"] <= WIDTH + 0.5, f"{what} ends right of the screen: {box}"
-    assert box["height"] >= 44, f"{what} is too low: {box}"
-    assert box["width"] >= 44, f"{what} is too narrow: {box}"
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
@@ -73,7 +61,7 @@ def test_a_notice_is_pinned_above_the_alerts_and_acknowledged_with_a_tap(
     assert card_box["y"] + card_box["height"] <= filters_box["y"]
     ack = card.get_by_role("button", name=reads["ack"], exact=True)
     expect(ack).to_be_visible()
-    assert_tappable(ack.bounding_box(), "I have read this")
+    assert_tappable(ack.bounding_box(), "I have read this", screen=WIDTH, narrowest=44)
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
     screen.shot(f"70-notice-pinned-{locale}")
 
@@ -112,7 +100,7 @@ def test_the_escalation_role_sees_the_roster(open_screen, make_user, role, wareh
 
     button = page.locator("#notice-rosters").get_by_role("button", name="Who has read it")
     expect(button).to_be_visible()
-    assert_tappable(button.bounding_box(), "Who has read it")
+    assert_tappable(button.bounding_box(), "Who has read it", screen=WIDTH, narrowest=44)
     button.tap()
     dialog = page.locator("#roster-dialog")
     expect(dialog).to_be_visible()
@@ -205,7 +193,7 @@ def test_a_missed_notice_escalates_in_sentences_with_a_link_to_the_roster(
     expect(card).not_to_contain_text("missing")
     expect(card.get_by_role("button", name="Claim", exact=True)).to_have_count(0)
     link = card.get_by_role("button", name=words["roster"], exact=True)
-    assert_tappable(link.bounding_box(), "the roster link")
+    assert_tappable(link.bounding_box(), "the roster link", screen=WIDTH, narrowest=44)
 
     link.tap()
 

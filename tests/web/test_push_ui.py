@@ -13,7 +13,7 @@ made).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,7 +26,6 @@ from push.keys import b64url_decode
 from push.models import PushSubscription
 from push.services import subscription_save
 from subscriptions.models import Subscription, Warehouse
-from tests.https_stand_in import trusted
 from tests.push.conftest import Browser, PushServiceStandIn
 
 pytestmark = pytest.mark.browser
@@ -41,13 +40,6 @@ def until(page: Page, condition: Callable[[], Any], timeout_ms: int = 30_000) ->
         page.wait_for_timeout(50)
         waited += 50
     return value
-
-
-@pytest.fixture
-def push_service(tmp_path, settings, monkeypatch) -> Iterator[PushServiceStandIn]:
-    stand_in = PushServiceStandIn(tmp_path)
-    with trusted(stand_in, settings, monkeypatch, allowed_hosts="WEB_PUSH_ALLOWED_HOSTS"):
-        yield stand_in
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from notifications.services import publish
 from subscriptions.models import MessageType, Subscription, Warehouse
 from tests.web.conftest import ARTIFACTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("opens_on_sh01")]
 
 HANDHELD: dict[str, Any] = {"size": (360, 640), "mobile": True}
 NOTIFICATIONS_API = re.compile(r"/api/v1/notifications/(\?.*)?$")
@@ -109,11 +109,6 @@ def check(page: Page, state: str, found: dict[str, list[str]], shot: str) -> Non
         found[state] = problems
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"{shot}.png"))
-
-
-@pytest.fixture(autouse=True)
-def _opens_on_sh01(settings) -> None:
-    settings.UI_DEFAULT_WAREHOUSE = "SH01"
 
 
 @pytest.fixture
