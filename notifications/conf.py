@@ -87,16 +87,12 @@ RULES_SQL_LOCK_TIMEOUT_MS = env.int("RULES_SQL_LOCK_TIMEOUT_MS", default=1000)
 RULES_SQL_WORK_MEM = env("RULES_SQL_WORK_MEM", default="16MB")
 RULES_SQL_TEMP_FILE_LIMIT = env("RULES_SQL_TEMP_FILE_LIMIT", default="64MB")
 RULES_SQL_DATABASE = env("RULES_SQL_DATABASE", default="default")
-# Tables (shell-style patterns, no schema) SQL rules may never read: users, groups and
-# permissions, API tokens, sessions, the admin log, content types, migrations, login attempts,
-# and this product's own tables. The environment variable adds patterns to this list.
-RULES_SQL_DENIED_TABLES = [
-    *("auth_*", "authtoken_*", "django_*", "axes_*"),
-    *("subscriptions_*", "notifications_*", "messaging_*", "push_*", "web_*", "demo_*"),
-    *("shifts_*", "outbox_*", "actions_*", "notices_*", "delivery_*", "quiet_*"),
-    *env.list("RULES_SQL_DENIED_TABLES", default=[]),
-]
-# If set, SQL rules may read only tables matching these patterns (and not denied above).
+# More tables (shell-style patterns, no schema) SQL rules may not read. Denied anyway: every
+# installed app's tables (users, groups and permissions, API tokens, login attempts, this
+# product's own) but those an app opens to rules as business data, and Django's own (sessions,
+# the admin log, content types, migrations): notifications/rules/sql_policy.py.
+RULES_SQL_DENIED_TABLES = env.list("RULES_SQL_DENIED_TABLES", default=[])
+# If set, SQL rules may read only tables matching these patterns (and not denied).
 RULES_SQL_ALLOWED_TABLES = env.list("RULES_SQL_ALLOWED_TABLES", default=[])
 # PostgreSQL: SQL rules connect as this role, which may only SELECT the allowed tables
 # (`manage.py create_rules_sql_role` creates it and grants exactly that).
