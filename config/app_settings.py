@@ -30,20 +30,22 @@ if (BASE_DIR / ".env").exists():
 APP_SETTINGS_MODULE = "conf"
 
 
-def apps_settings(installed_apps: Iterable[str], taken: Mapping[str, object]) -> dict[str, Any]:
-    """The settings of every installed app of this repository that has a settings module, in
-    INSTALLED_APPS order. A name set twice (by two apps, or by an app and the core's `taken`)
-    is refused: each setting has one owner."""
+def apps_settings(
+    installed_apps: Iterable[str], taken: Mapping[str, object], root: Path = BASE_DIR
+) -> dict[str, Any]:
+    """The settings of every installed app under `root` (this repository) that has a settings
+    module, in INSTALLED_APPS order. A name set twice (by two apps, or by an app and the core's
+    `taken`) is refused: each setting has one owner."""
     found: dict[str, Any] = {}
     owners: dict[str, str] = {}
     for app in installed_apps:
         # Only apps whose folder is in this repository: a third-party app is not imported
         # before Django is set up.
-        if not BASE_DIR.joinpath(*app.split("."), f"{APP_SETTINGS_MODULE}.py").is_file():
+        if not root.joinpath(*app.split("."), f"{APP_SETTINGS_MODULE}.py").is_file():
             continue
         module = importlib.import_module(f"{app}.{APP_SETTINGS_MODULE}")
         for name, value in vars(module).items():
-            if not name.isupper():
+            if not name.isupper() or name.startswith("_"):
                 continue
             if name in taken or name in found:
                 owner = owners.get(name, "config/settings.py")

@@ -351,7 +351,7 @@ LOGGING = {
 }
 
 # --- The apps' own settings -----------------------------------------------------------------
-# Each installed app of this repository declares its settings, from the same environment, in
-# its own `conf.py` (notifications' limits, the chat's, the outbox's, ...): they are added here,
-# and are ordinary settings from then on (config/app_settings.py).
+# Each installed app of this repository declares its settings (its limits, intervals, batches),
+# from the same environment, in its own `conf.py`: they are added here, and are ordinary
+# settings from then on (config/app_settings.py).
 globals().update(apps_settings(INSTALLED_APPS, taken=globals()))
