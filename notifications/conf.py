@@ -61,13 +61,14 @@ NOTIFICATION_SNOOZE_BATCH = env.int("NOTIFICATION_SNOOZE_BATCH", default=100)
 # The Snoozed list of the page shows at most this many.
 NOTIFICATION_SNOOZED_LIST_MAX = env.int("NOTIFICATION_SNOOZED_LIST_MAX", default=200)
 
-# --- Claims that expire (SPEC 17) ---------------------------------------------------
-# Claims that expire (SPEC 17): how often beat lets go of claims held too long with no progress,
+# --- Claims that expire (SPEC 17) -------------------------------------------------------
+# How often beat lets go of claims held too long with no progress,
 # entries per Redis call, calls per warehouse per tick.
 CLAIM_EXPIRY_SECONDS = env.float("CLAIM_EXPIRY_SECONDS", default=10.0)
 CLAIM_EXPIRY_BATCH = env.int("CLAIM_EXPIRY_BATCH", default=100)
 CLAIM_EXPIRY_BATCHES = env.int("CLAIM_EXPIRY_BATCHES", default=10)
 
+# --- Rules -------------------------------------------------------------------------------
 # Beat asks "which rules are due?" this often; each rule's own interval decides whether it runs.
 RULES_TICK_SECONDS = env.float("RULES_TICK_SECONDS", default=15.0)
 # A condition that persists is notified again only after this long (a reminder); when it
@@ -108,9 +109,11 @@ RULES_DISABLED = env.list("RULES_DISABLED", default=[])
 # too (its worker died), so no dry run shows "running" for ever.
 RULES_DRY_RUN_WAIT_SECONDS = env.float("RULES_DRY_RUN_WAIT_SECONDS", default=120.0)
 RULES_DRY_RUN_MARGIN_SECONDS = env.float("RULES_DRY_RUN_MARGIN_SECONDS", default=30.0)
+
 # --- Orphan sweeps ----------------------------------------------------------------------
 # Nothing is left behind forever: data of deleted warehouses, users, rules and chats is removed
 # when they are deleted (Celery tasks queued on commit) and, as a backstop, by sweeps that walk
-# the keyspace with SCAN, this many keys per call (also the most keys removed per call).
+# the keyspace with SCAN, this many keys per call (also the most keys removed per call). The
+# chat's sweep reads them too; `manage.py sweep_orphans` (this app's) runs every app's sweep.
 ORPHAN_SWEEP_SECONDS = env.float("ORPHAN_SWEEP_SECONDS", default=3600.0)
 ORPHAN_SWEEP_BATCH = env.int("ORPHAN_SWEEP_BATCH", default=500)
