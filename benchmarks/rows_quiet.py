@@ -45,7 +45,7 @@ GOAL_RATIO = 1.1
 GOAL_MS = 5.0
 THRESHOLD_US = 100
 SMALL_BATCH = 10  # a smaller wake batch, measured beside the default one
-DEFAULT_BUDGET = 6  # NOISE_BUDGET_PER_HOUR's default (config/settings.py)
+DEFAULT_BUDGET = 6  # NOISE_BUDGET_PER_HOUR's default (notifications/conf.py)
 
 
 def severity_of(n: int) -> str:

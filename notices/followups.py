@@ -1,6 +1,6 @@
 """Beat's pass over notices (SPEC 15): what failed to go out, reminders, escalations.
 
-`pass_all` runs every NOTICE_PASS_SECONDS (config/settings.py), each part bounded by
+`pass_all` runs every NOTICE_PASS_SECONDS (notices/conf.py), each part bounded by
 NOTICE_PASS_BATCH notices:
 
 - **Publish what is behind**: a version whose notification did not go out (Redis failed just

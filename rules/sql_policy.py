@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
+from functools import cache
 from typing import Any, NamedTuple
 
+from django.apps import apps
 from django.conf import settings
 from sqlparse import tokens as T
 from sqlparse.sql import Statement
@@ -17,6 +19,26 @@ from sqlparse.sql import Statement
 # Tables a rule never reads, whatever the settings say: the database's own catalogue (it names
 # every table) and SQLite's table-valued PRAGMA functions (they describe the schema).
 ALWAYS_DENIED_TABLES = ("sqlite_*", "pragma_*")
+# Django's own tables, which no app's label starts: sessions, the admin log, content types,
+# migrations.
+FRAMEWORK_TABLES = ("django_*",)
+
+
+@cache
+def app_tables() -> tuple[str, ...]:
+    """Every installed app's tables: `<label>_*` (tables it adds later too) and each model's
+    own table, whatever its name. Users, groups and permissions, API tokens, login attempts and
+    this product's own tables are among them; an app whose AppConfig says
+    `sql_rules_may_read = True` (its tables are business data, as the demo WMS's inventory) is
+    left out. A new app is denied without a list to edit."""
+    patterns: list[str] = []
+    for config in apps.get_app_configs():
+        if getattr(config, "sql_rules_may_read", False):
+            continue
+        patterns.append(f"{config.label}_*")
+        patterns += [model._meta.db_table for model in config.get_models(include_auto_created=True)]
+    return tuple(patterns)
+
 
 # SQLite functions a rule may call: pure functions of their arguments. Everything else is
 # refused by the authorizer, notably regexp (Django registers it as a Python function, which
@@ -78,7 +100,8 @@ TABLES_HELP = (
 def table_allowed(name: str) -> bool:
     """Whether a rule may read the table (or view) of this name, schema left out."""
     table = name.lower().rsplit(".", 1)[-1].strip('"')
-    if _matches(table, (*ALWAYS_DENIED_TABLES, *settings.RULES_SQL_DENIED_TABLES)):
+    denied = (*ALWAYS_DENIED_TABLES, *FRAMEWORK_TABLES, *app_tables())
+    if _matches(table, (*denied, *settings.RULES_SQL_DENIED_TABLES)):
         return False
     allowed = settings.RULES_SQL_ALLOWED_TABLES
     return not allowed or _matches(table, allowed)

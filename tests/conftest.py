@@ -252,3 +252,12 @@ def asgi_server() -> Iterator[str]:
 
     with running() as url:
         yield url
+
+
+@pytest.fixture
+def cold_cache(monkeypatch):
+    """A process that has not published yet (say, a web worker started after a restart): it
+    knows no subscribers."""
+    from notifications import store
+
+    monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())

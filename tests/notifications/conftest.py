@@ -1,9 +1,8 @@
-"""Fixtures for notification tests: subscribed users, a publish shortcut, and a
-process that lost its subscriber cache or whose publishes rebuild the subscriber sets."""
+"""Fixtures for notification tests: subscribed users, a publish shortcut, and a process whose
+publishes rebuild the subscriber sets (`cold_cache` is in tests/conftest.py: rules use it too)."""
 
 import pytest
 
-from notifications import store
 from notifications.selectors import inbox_page
 from notifications.services import publish
 from subscriptions import services as subscription_services
@@ -30,13 +29,6 @@ def send(warehouse, rep_notice):
         return publish(title=title, **kwargs)
 
     return send_one
-
-
-@pytest.fixture
-def cold_cache(monkeypatch):
-    """A process that has not published yet (say, a web worker started after a restart): it
-    knows no subscribers."""
-    monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())
 
 
 @pytest.fixture

@@ -96,3 +96,27 @@ def test_every_table_of_this_product_is_denied_to_rules():
         if model._meta.app_label not in business and table_allowed(model._meta.db_table)
     )
     assert readable == []
+
+
+def test_every_installed_app_is_denied_to_rules_unless_it_opens_its_tables():
+    """The denied tables come from the apps, not a list kept by hand: every installed app's
+    tables, present and future (`<label>_*`), are denied, unless its AppConfig says they are
+    business data (`sql_rules_may_read`), as the demo WMS's inventory does."""
+    from django.apps import apps
+
+    from rules.sql_policy import table_allowed
+
+    opened = {
+        config.label
+        for config in apps.get_app_configs()
+        if getattr(config, "sql_rules_may_read", False)
+    }
+    assert opened == {"inventory"}
+    readable = sorted(
+        config.label
+        for config in apps.get_app_configs()
+        if config.label not in opened and table_allowed(f"{config.label}_table_added_later")
+    )
+    assert readable == []
+    assert table_allowed("inventory_bin")
+    assert not table_allowed("django_session")  # Django's own tables belong to no app
