@@ -35,6 +35,8 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from config.errors import DomainError, ErrorKind, Invalid
 from config.redis import LuaScript, as_text, get_redis
@@ -80,6 +82,20 @@ def clean_key(value: str | None) -> str | None:
             code="invalid_idempotency_key",
         )
     return value
+
+
+def key_of(request: Request) -> str | None:
+    """The request's Idempotency-Key header, checked as `clean_key` checks it."""
+    return clean_key(request.headers.get(HEADER))
+
+
+def answered(data: Any, *, replayed: bool, status: int = 200) -> Response:
+    """The response to a request that may have been answered before: with the header
+    `Idempotent-Replayed: true` when this is the first one's answer again."""
+    response = Response(data, status=status)
+    if replayed:
+        response[REPLAYED_HEADER] = "true"
+    return response
 
 
 def user_scope(user_id: int) -> str:

@@ -61,7 +61,7 @@ class Prelude:
 # In the order their texts are put in front of a script (the order they are registered). A
 # prelude that takes trailing KEYS and ARGV takes them off at load time, so the one put first
 # takes the very last ones. Apps add theirs with `register` (directory.confirmed_writes adds
-# "version_check", notifications.readmodel "read_model").
+# "version_check", notifications.readmodel "read_model", messaging.store "seen").
 PRELUDES: dict[str, Prelude] = {}
 
 

@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
@@ -358,19 +358,23 @@ def user_is_active(user_id: int) -> bool:
     return row is not None and bool(row.get("is_active"))
 
 
+def _table(name: Literal["warehouses", "message_types"], read: Callable[[], dict[Any, Row]]) -> Any:
+    """Every row of a table the cache holds whole (its attribute `name`), `read` from the
+    database when it holds none yet."""
+    cache, version = checked()
+    rows = getattr(cache, name)
+    if rows is None:
+        rows = read()
+        cache.store(version, lambda: setattr(cache, name, rows))
+    return rows
+
+
 def _warehouse_rows() -> dict[int, Row]:
     from subscriptions.models import Warehouse
 
-    cache, version = checked()
-    rows = cache.warehouses
-    if rows is None:
-        read = {w.pk: Row.of(w) for w in Warehouse.objects.all()}
-
-        def fill() -> None:
-            cache.warehouses = read
-
-        cache.store(version, fill)
-        rows = read
+    rows: dict[int, Row] = _table(
+        "warehouses", lambda: {w.pk: Row.of(w) for w in Warehouse.objects.all()}
+    )
     return rows
 
 
@@ -406,16 +410,9 @@ def message_type(code: str) -> Any | None:
     """The message type with this code, active or not (a new instance), or None."""
     from subscriptions.models import MessageType
 
-    cache, version = checked()
-    rows = cache.message_types
-    if rows is None:
-        read = {t.code: Row.of(t) for t in MessageType.objects.all()}
-
-        def fill() -> None:
-            cache.message_types = read
-
-        cache.store(version, fill)
-        rows = read
+    rows: dict[str, Row] = _table(
+        "message_types", lambda: {t.code: Row.of(t) for t in MessageType.objects.all()}
+    )
     row = rows.get(code)
     return None if row is None else row.build(MessageType)
 

@@ -26,7 +26,7 @@ from django.utils.translation import gettext
 
 from config import idempotency
 from config.errors import Conflict
-from config.lua_compose import Composed
+from config.lua_compose import Composed, Prelude, register
 from config.redis import Batch, LuaScript, as_text, get_redis, scan_pages, scored
 
 from . import keys
@@ -36,11 +36,13 @@ _create_group = LuaScript.beside(__file__, "create_group")
 _open_direct = LuaScript.beside(__file__, "open_direct")
 # guarded: it takes an Idempotency-Key's binding and record as its last KEYS and ARGV
 # (config/idempotency.py; a chat send's key has no binding: its record alone guards it).
-_send = Composed.of(__file__, "send", preludes=("idempotency",))
+# "seen": moving a member's seen id and dropping what every member has seen (lua/seen.lua).
+register(Prelude.beside(__file__, "seen"))
+_send = Composed.of(__file__, "send", preludes=("idempotency", "seen"))
 _add_member = LuaScript.beside(__file__, "add_member")
-_leave = LuaScript.beside(__file__, "leave")
-_mark_read = LuaScript.beside(__file__, "mark_read")
-_fetch_pending = LuaScript.beside(__file__, "fetch_pending")
+_leave = Composed.of(__file__, "leave", preludes=("seen",))
+_mark_read = Composed.of(__file__, "mark_read", preludes=("seen",))
+_fetch_pending = Composed.of(__file__, "fetch_pending", preludes=("seen",))
 _summary = LuaScript.beside(__file__, "summary")
 _list_messages = LuaScript.beside(__file__, "list_messages")
 _purge_old = LuaScript.beside(__file__, "purge_old")

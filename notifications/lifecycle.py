@@ -269,11 +269,7 @@ def resolve_by_system(*, warehouse_id: int, notification_id: str) -> bool:
         notification_id=str(notification_id),
         now_ms=timestamps.now_ms(),
     )
-    if answer.changed:
-        hooks.announce(
-            hooks.Changed(warehouse_id, str(notification_id), Action.RESOLVE, None, answer.item)
-        )
-    return answer.changed
+    return _announce_by_system(answer, Action.RESOLVE, warehouse_id, str(notification_id))
 
 
 def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int) -> bool:
@@ -285,10 +281,16 @@ def release_by_system(*, warehouse_id: int, notification_id: str, holder_id: int
         holder_id=int(holder_id),
         now_ms=timestamps.now_ms(),
     )
+    return _announce_by_system(answer, Action.RELEASE, warehouse_id, str(notification_id))
+
+
+def _announce_by_system(
+    answer: Answer, action: Action, warehouse_id: int, notification_id: str
+) -> bool:
+    """Tell the features that follow changes about a step the system took, if it changed
+    anything; the answer's `changed`."""
     if answer.changed:
-        hooks.announce(
-            hooks.Changed(warehouse_id, str(notification_id), Action.RELEASE, None, answer.item)
-        )
+        hooks.announce(hooks.Changed(warehouse_id, notification_id, action, None, answer.item))
     return answer.changed
 
 

@@ -283,18 +283,21 @@ def _published(publication: publishing.Publication, delivery: store.Delivery) ->
     announced to the features that follow publishes up."""
     notification, reply = publication.notification, delivery.reply
     folded = reply.folded
-    if reply.replay is not None and folded is not None:  # the first one flapped
+    replayed = reply.replay is not None
+    if replayed:
         metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
+    # Its key flaps (or the first one flapped, for a replay): raised again quietly, nobody is
+    # told (SPEC 17).
+    if folded is not None:
         return PublishResult(
             id=folded.id,
             recipients=folded.inboxes,
             cursor=reply.cursor,
             created_at_ms=folded.created_at_ms,
-            replayed=True,
+            replayed=replayed,
             flapping=True,
         )
     if reply.replay is not None:
-        metrics.IDEMPOTENT_REPLAYS.labels("publish").inc()
         first = json.loads(reply.replay.answer)
         return PublishResult(
             id=first["id"],
@@ -302,14 +305,6 @@ def _published(publication: publishing.Publication, delivery: store.Delivery) ->
             cursor=reply.cursor,
             created_at_ms=first["created_at_ms"],
             replayed=True,
-        )
-    if folded is not None:  # its key flaps: raised again quietly, nobody is told (SPEC 17)
-        return PublishResult(
-            id=folded.id,
-            recipients=folded.inboxes,
-            cursor=reply.cursor,
-            created_at_ms=folded.created_at_ms,
-            flapping=True,
         )
     subscribers = delivery.inboxes
     metrics.PUBLISHES.labels(notification.message_type).inc()

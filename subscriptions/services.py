@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -298,25 +299,21 @@ def subscribe_many(
     for warehouse_id, type_id, user_id, role_id in rows:
         existing[(warehouse_id, type_id)].add(subscriber_id(user_id=user_id, role_id=role_id))
 
+    # Each subscriber once: its id in Redis, and the fields that name it on a Subscription.
+    subscribers: list[tuple[str, dict[str, Any]]] = [
+        *((subscriber_id(user_id=user.pk), {"user": user}) for user in users),
+        *((subscriber_id(role_id=role.pk), {"role": role}) for role in roles),
+    ]
     new: list[Subscription] = []
     skipped = 0
     for warehouse in warehouses:
         for message_type in message_types:
             have = existing[(warehouse.pk, message_type.pk)]
-            for user in users:
-                if subscriber_id(user_id=user.pk) in have:
+            for sid, who in subscribers:
+                if sid in have:
                     skipped += 1
                 else:
-                    new.append(
-                        Subscription(message_type=message_type, warehouse=warehouse, user=user)
-                    )
-            for role in roles:
-                if subscriber_id(role_id=role.pk) in have:
-                    skipped += 1
-                else:
-                    new.append(
-                        Subscription(message_type=message_type, warehouse=warehouse, role=role)
-                    )
+                    new.append(Subscription(message_type=message_type, warehouse=warehouse, **who))
     Subscription.objects.bulk_create(new)
     # bulk_create sends no post_save signals, so mirror these pairs explicitly.
     schedule_resync({Pair(s.warehouse_id, s.message_type_id) for s in new})

@@ -48,9 +48,9 @@ class PressView(APIView):
             idempotency_key=key,
         )
         if pressed.replayed is not None:
-            response = Response(pressed.replayed, status=status.HTTP_202_ACCEPTED)
-            response[idempotency.REPLAYED_HEADER] = "true"
-            return response
+            return idempotency.answered(
+                pressed.replayed, replayed=True, status=status.HTTP_202_ACCEPTED
+            )
         if pressed.run is None:  # only a replay has no run of its own
             raise RuntimeError("a press answered neither a run nor a replay")
         answer = {"run": s.run_dict(pressed.run)}

@@ -143,15 +143,16 @@ class ChatMessagesView(ChatAPIView):
         summary="Send a message",
     )
     def post(self, request: Request, chat_id: str) -> Response:
-        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
+        key = idempotency.key_of(request)
         data = validated(self.MessageSendInputSerializer, request.data)
         message = services.message_send(
             user=signed_in(request), chat_id=chat_id, body=data["body"], idempotency_key=key
         )
-        response = Response(MessageSerializer(message).data, status=status.HTTP_201_CREATED)
-        if message.replayed:
-            response[idempotency.REPLAYED_HEADER] = "true"
-        return response
+        return idempotency.answered(
+            MessageSerializer(message).data,
+            replayed=message.replayed,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ChatReadView(ChatAPIView):

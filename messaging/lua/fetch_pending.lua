@@ -5,6 +5,7 @@
 -- ARGV[1] the member's user id, ARGV[2] the most messages to return
 -- Returns false if they are not a member (or there is no such chat), else {seen id after
 -- this call, {JSON, id, JSON, id, ...}}: the messages as a flat list, oldest first.
+-- Preludes: seen
 local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not seen then
   return false
@@ -19,11 +20,5 @@ if #found / 2 >= limit then
 else
   up_to = tonumber(redis.call('GET', KEYS[3]) or '0')
 end
-seen = tonumber(seen)
-if up_to > seen then
-  seen = up_to
-  redis.call('ZADD', KEYS[1], up_to, ARGV[1])
-  local lowest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', lowest[2])
-end
+seen = advance_seen(KEYS[1], KEYS[2], ARGV[1], tonumber(seen), up_to)
 return {string.format('%.0f', seen), found}

@@ -7,6 +7,7 @@
 -- ARGV[1] the leaving user's id, ARGV[2] now in ms
 -- Returns false if they are not a member (or there is no such chat), else
 -- {1 if the chat is gone else 0, membership version, last activity in ms}.
+-- Preludes: seen
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   return false
 end
@@ -25,6 +26,5 @@ if redis.call('ZCARD', KEYS[2]) == 0 then
 end
 redis.call('HSET', KEYS[1], 'mver', string.format('%.0f', ver))
 -- The one who left may have been the last not to have seen some messages.
-local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
+drop_seen_by_all(KEYS[2], KEYS[4])
 return {0, ver, last}

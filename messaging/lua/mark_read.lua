@@ -5,6 +5,7 @@
 -- ARGV[1] the member's user id, ARGV[2] the message id read up to
 -- Returns false if they are not a member (or there is no such chat), else
 -- {'ok', unread count} | {'beyond', last message id} (up_to names no message yet).
+-- Preludes: seen
 local seen = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not seen then
   return false
@@ -14,11 +15,5 @@ local last_id = tonumber(redis.call('GET', KEYS[5]) or '0')
 if up_to > last_id then
   return {'beyond', last_id}
 end
-seen = tonumber(seen)
-if up_to > seen then
-  seen = up_to
-  redis.call('ZADD', KEYS[2], seen, ARGV[1])
-  local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
-end
+seen = advance_seen(KEYS[2], KEYS[4], ARGV[1], tonumber(seen), up_to)
 return {'ok', redis.call('ZCOUNT', KEYS[4], '(' .. seen, '+inf')}

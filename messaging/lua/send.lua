@@ -5,7 +5,7 @@
 -- Publishes "<member id> ...\n<message JSON>" on the chat's events channel (see the end).
 -- Returns false if the sender is not a member (or there is no such chat),
 -- else {message JSON, {member user ids}}.
--- Preludes: idempotency
+-- Preludes: idempotency, seen
 -- (a send made before returns its record and stores nothing; a send stores it)
 local prior = idempotency_prior()
 if prior then return prior end
@@ -25,8 +25,7 @@ redis.call('HSET', KEYS[1], 'last_ms', string.format('%.0f', now), 'last', msg)
 -- delivers what they missed: nothing is skipped.
 if tonumber(seen) == id - 1 then
   redis.call('ZADD', KEYS[2], id, ARGV[1])
-  local lowest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', lowest[2])
+  drop_seen_by_all(KEYS[2], KEYS[4])
 end
 local members = redis.call('ZRANGE', KEYS[2], 0, -1)
 -- Tell open streams in the same script that stores the message. Channel:

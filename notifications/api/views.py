@@ -81,17 +81,16 @@ class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
         summary="Publish a notification to its subscribers",
     )
     def post(self, request: Request) -> Response:
-        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
+        key = idempotency.key_of(request)
         payload = validated(s.PublishInput, request.data)
         result = services.publish(
             **payload,
             idempotency_key=key,
             idempotency_scope=idempotency.user_scope(signed_in(request).pk),
         )
-        response = Response(s.PublishOutput(result).data, status=status.HTTP_201_CREATED)
-        if result.replayed:
-            response[idempotency.REPLAYED_HEADER] = "true"
-        return response
+        return idempotency.answered(
+            s.PublishOutput(result).data, replayed=result.replayed, status=status.HTTP_201_CREATED
+        )
 
 
 class UnreadView(HeldDirectoryMixin, NotificationAPIView):
@@ -150,7 +149,7 @@ class LifecycleView(NotificationAPIView):
     action = lifecycle.Action.CLAIM
 
     def post(self, request: Request, notification_id: str) -> Response:
-        key = idempotency.clean_key(request.headers.get(idempotency.HEADER))
+        key = idempotency.key_of(request)
         payload = validated(s.LifecycleInput, request.data)
         done = lifecycle.act(
             self.action,
@@ -159,10 +158,7 @@ class LifecycleView(NotificationAPIView):
             notification_id=str(notification_id),
             idempotency_key=key,
         )
-        response = Response(s.notification_dict(done.item))
-        if done.replayed:
-            response[idempotency.REPLAYED_HEADER] = "true"
-        return response
+        return idempotency.answered(s.notification_dict(done.item), replayed=done.replayed)
 
 
 # What each step's endpoint documents (its schema); the view is the same for all three.
