@@ -12,7 +12,7 @@ import enum
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 
 class Verdict(enum.Enum):
@@ -149,6 +149,43 @@ def at_most(ratio: Measure, goal: float) -> Verdict | None:
     if max(ratio.values) <= goal:
         return Verdict.MET
     return Verdict.MISSED if min(ratio.values) > goal else Verdict.UNDECIDED
+
+
+def compared(
+    row: str,
+    work: str,
+    project: Measure,
+    baseline: Measure,
+    baseline_name: str,
+    *,
+    ratio: Literal["project/baseline", "baseline/project"],
+    goal: str = "",
+    minimum: float | None = None,
+    maximum: float | None = None,
+    note: str = "",
+) -> Line:
+    """A line comparing the project with its baseline round by round. `ratio` says which side
+    is over which (a rate or a size: the project's over the baseline's; a time the goal asks
+    to beat: the baseline's over the project's); the goal is met when every round's ratio is
+    at least `minimum` or at most `maximum` (neither: a figure with no verdict)."""
+    top, bottom = (project, baseline) if ratio == "project/baseline" else (baseline, project)
+    per_round = paired(top.values, bottom.values)
+    met: Verdict | None = None
+    if minimum is not None:
+        met = at_least(per_round, minimum)
+    elif maximum is not None:
+        met = at_most(per_round, maximum)
+    return Line(
+        row=row,
+        work=work,
+        project=project,
+        baseline=baseline,
+        baseline_name=baseline_name,
+        ratio=per_round,
+        goal=goal,
+        met=met,
+        note=note,
+    )
 
 
 HEADER = ["row", "work", "project", "baseline", "ratio", "goal", "met?"]

@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import importlib
 import json
 import os
 import statistics
@@ -207,28 +208,15 @@ def _per_request(holding: Any) -> Iterator[None]:
         del holding.get
 
 
-@contextlib.contextmanager
-def _without_catalog() -> Iterator[None]:
-    from actions import catalog
-
-    with _per_request(catalog.CATALOG):
-        yield
+def _held_per_request(module: str, holding: str) -> Patch:
+    """A switch loading `module.holding` once per request (the module imported only then)."""
+    return lambda: _per_request(getattr(importlib.import_module(module), holding))
 
 
-@contextlib.contextmanager
-def _without_schedule() -> Iterator[None]:
-    from shifts import cache
-
-    with _per_request(cache.SCHEDULE):
-        yield
-
-
-@contextlib.contextmanager
-def _without_parsed() -> Iterator[None]:
-    from notifications import domain
-
-    with _attribute(domain, "_parsed", _Forgetful()):
-        yield
+def _replaced(module: str, name: str, value: Any) -> Patch:
+    """A switch setting `module.name` to `value` while it lasts (the module imported only
+    then)."""
+    return lambda: _attribute(importlib.import_module(module), name, value)
 
 
 @contextlib.contextmanager
@@ -250,34 +238,8 @@ def _without_subscribers() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _without_last_sent() -> Iterator[None]:
-    from messaging import services
-
-    with _attribute(services, "_last_sent", _Forgetful()):
-        yield
-
-
-@contextlib.contextmanager
-def _without_held_fetches() -> Iterator[None]:
-    from messaging import held_fetches
-
-    with _attribute(held_fetches, "held", lambda user_id: None):
-        yield
-
-
-@contextlib.contextmanager
 def _without_names() -> Iterator[None]:
     yield  # the workload's hub is told (Workloads.hub_names)
-
-
-@contextlib.contextmanager
-def _without_holding() -> Iterator[None]:
-    """No request answers from the held version (nor the held session): the version is read
-    first, in a round trip of its own, as on Redis Cluster."""
-    from directory import cache
-
-    with _attribute(cache, "holding", contextlib.nullcontext):
-        yield
 
 
 WITHOUT: dict[str, Patch] = {
@@ -287,24 +249,20 @@ WITHOUT: dict[str, Patch] = {
     "message_types": lambda: _directory_part("message_types"),
     "users": lambda: _directory_part("users"),
     "sessions": _without_sessions,
-    "catalog": _without_catalog,
-    "schedule": _without_schedule,
-    "parsed": _without_parsed,
+    "catalog": _held_per_request("actions.catalog", "CATALOG"),
+    "schedule": _held_per_request("shifts.cache", "SCHEDULE"),
+    "parsed": _replaced("notifications.domain", "_parsed", _Forgetful()),
     "subscribers": _without_subscribers,
-    "last_sent": _without_last_sent,
-    "held_fetches": _without_held_fetches,
+    "last_sent": _replaced("messaging.services", "_last_sent", _Forgetful()),
+    "held_fetches": _replaced("messaging.held_fetches", "held", lambda user_id: None),
     "names": _without_names,
-    "holding": _without_holding,
+    # No request answers from the held version (nor the held session): the version is read
+    # first, in a round trip of its own, as on Redis Cluster.
+    "holding": _replaced("directory.cache", "holding", contextlib.nullcontext),
 }
 
 
 # --- switching a piece off in the stream's server (row 16) ------------------------------------
-
-
-def _server_without_held_open() -> None:
-    from stream import access
-
-    access.held_token_access = lambda headers, warehouse_id: None
 
 
 def _server_without_batched_reads() -> None:
@@ -328,31 +286,20 @@ def _server_without_batched_calls() -> None:
     BatchedCalls.call = call  # type: ignore[method-assign]
 
 
-def _server_without_hold_tokens() -> None:
-    from directory import cache
-
-    cache.hold_tokens = lambda keys: None
-
-
-def _server_without_hold_users() -> None:
-    from directory import cache
-
-    cache.hold_users = lambda user_ids: None
-
-
-def _server_without_preload() -> None:
-    from directory import sessions
-
-    sessions.preload = lambda session_keys: {}
+def _set_in_server(module: str, name: str, value: Any) -> Callable[[], None]:
+    """A switch setting `module.name` to `value` for good (a worker of the server)."""
+    return lambda: setattr(importlib.import_module(module), name, value)
 
 
 SERVER_WITHOUT: dict[str, Callable[[], None]] = {
-    "held_open": _server_without_held_open,
+    "held_open": _set_in_server(
+        "stream.access", "held_token_access", lambda headers, warehouse_id: None
+    ),
     "batched_reads": _server_without_batched_reads,
     "batched_calls": _server_without_batched_calls,
-    "hold_tokens": _server_without_hold_tokens,
-    "hold_users": _server_without_hold_users,
-    "preload": _server_without_preload,
+    "hold_tokens": _set_in_server("directory.cache", "hold_tokens", lambda keys: None),
+    "hold_users": _set_in_server("directory.cache", "hold_users", lambda user_ids: None),
+    "preload": _set_in_server("directory.sessions", "preload", lambda session_keys: {}),
 }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from benchmarks.baselines import BareChat, LockedChat, PullMessaging
 from benchmarks.context import Bench, make_users
-from benchmarks.harness import Line, Measure, at_least, interleave, paired
+from benchmarks.harness import Line, Measure, at_least, compared, interleave, paired
 from benchmarks.probes import wire
 
 BODY = "Bin A-01-03 is replenished, wave 8813 can go"
@@ -100,30 +100,28 @@ def send_rows(bench: Bench) -> list[Line]:
         config.rounds, {"project": project, "lock": lock_design, "bare": bare_script}
     )
     rate = {k: Measure("sends/s", v, fmt="{:.0f}") for k, v in results.items()}
-    versus_lock = paired(rate["project"].values, rate["lock"].values)
-    versus_bare = paired(rate["project"].values, rate["bare"].values)
-    work = f"chat send, {config.chat_senders} concurrent senders, one chat"
+    work = f"chat send, {config.chat_senders} concurrent senders, one chat: sends/s"
     return [
-        Line(
-            row="9",
-            work=f"{work}: sends/s",
-            project=rate["project"],
-            baseline=rate["lock"],
-            baseline_name="Redis-lock design",
-            ratio=versus_lock,
+        compared(
+            "9",
+            work,
+            rate["project"],
+            rate["lock"],
+            "Redis-lock design",
+            ratio="project/baseline",
             goal="≥ 10x the lock design",
-            met=at_least(versus_lock, 10),
+            minimum=10,
             note=f"lock design: {trips['lock']} round trips per uncontended send",
         ),
-        Line(
-            row="9",
-            work=f"{work}: sends/s",
-            project=rate["project"],
-            baseline=rate["bare"],
-            baseline_name="bare INCR+ZADD script",
-            ratio=versus_bare,
+        compared(
+            "9",
+            work,
+            rate["project"],
+            rate["bare"],
+            "bare INCR+ZADD script",
+            ratio="project/baseline",
             goal="≥ 0.5x bare",
-            met=at_least(versus_bare, 0.5),
+            minimum=0.5,
         ),
         Line(
             row="9",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from benchmarks.baselines import BareFanOut, SourceDesignInbox, notification_json
 from benchmarks.context import Bench, make_users, subscribe, sync_subscriptions
-from benchmarks.harness import Line, Measure, at_least, at_most, interleave, paired
+from benchmarks.harness import Line, Measure, compared, interleave
 from benchmarks.inbox_data import CONTENT, TTL_SECONDS
 
 
@@ -73,30 +73,28 @@ def publish_rows(bench: Bench) -> list[Line]:
         results = interleave(config.rounds, sides)
     wall = {k: Measure("ms", [w for w, _ in v], fmt="{:.2f}") for k, v in results.items()}
     in_redis = {k: Measure("ms", [r for _, r in v], fmt="{:.3f}") for k, v in results.items()}
-    end_to_end = paired(wall["source"].values, wall["project"].values)
-    redis_part = paired(in_redis["bare"].values, in_redis["project"].values)
     return [
-        Line(
-            row="6",
-            work=f"publish to {config.fanout} inboxes, end to end `publish()`: ms per publish",
-            project=wall["project"],
-            baseline=wall["source"],
-            baseline_name="source design",
-            ratio=end_to_end,
+        compared(
+            "6",
+            f"publish to {config.fanout} inboxes, end to end `publish()`: ms per publish",
+            wall["project"],
+            wall["source"],
+            "source design",
+            ratio="baseline/project",
             # Issue 22's goal; issue 12 had asked 2.5x (docs/performance.md says why not).
             goal="≥ 1.5x the source design (issue 12: 2.5x)",
-            met=at_least(end_to_end, 1.5),
+            minimum=1.5,
             note=f"source design's Redis part {in_redis['source'].text()}",
         ),
-        Line(
-            row="6",
-            work=f"publish to {config.fanout} inboxes, Redis part: ms per publish",
-            project=in_redis["project"],
-            baseline=in_redis["bare"],
-            baseline_name=f"bare Lua loop of {config.fanout} ZADDs",
-            ratio=redis_part,
+        compared(
+            "6",
+            f"publish to {config.fanout} inboxes, Redis part: ms per publish",
+            in_redis["project"],
+            in_redis["bare"],
+            f"bare Lua loop of {config.fanout} ZADDs",
+            ratio="baseline/project",
             goal="≥ 0.8x the bare Lua loop",
-            met=at_least(redis_part, 0.8),
+            minimum=0.8,
             note=f"bare loop end to end {wall['bare'].text()}",
         ),
     ]
@@ -142,20 +140,19 @@ def memory_rows(bench: Bench) -> list[Line]:
     results = interleave(config.rounds, {"project": project, "source": source_design})
     mine = Measure("bytes", results["project"], fmt="{:.0f}")
     theirs = Measure("bytes", results["source"], fmt="{:.0f}")
-    ratio = paired(mine.values, theirs.values)
     # A round's growth jumps when hash tables double (all inboxes grow in step), so the mean
     # over every round is shown too.
     overall = sum(mine.values) / len(mine.values), sum(theirs.values) / len(theirs.values)
     return [
-        Line(
-            row="7",
-            work="memory per delivery (used_memory growth / deliveries)",
-            project=mine,
-            baseline=theirs,
-            baseline_name="source design",
-            ratio=ratio,
+        compared(
+            "7",
+            "memory per delivery (used_memory growth / deliveries)",
+            mine,
+            theirs,
+            "source design",
+            ratio="project/baseline",
             goal="≤ 0.25x the source design",
-            met=at_most(ratio, 0.25),
+            maximum=0.25,
             note=f"over all rounds {overall[0]:.0f} vs {overall[1]:.0f} bytes",
         )
     ]

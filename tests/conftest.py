@@ -175,6 +175,13 @@ def bob(make_user) -> User:
 
 
 @pytest.fixture
+def staff_client(client):
+    """A Django test client logged in as a superuser (for the admin)."""
+    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw"))
+    return client
+
+
+@pytest.fixture
 def api_client() -> APIClient:
     return APIClient()
 

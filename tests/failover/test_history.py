@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import threading
 import time
@@ -30,7 +29,7 @@ import pytest
 from devredis.embedded_cluster import ClusterNode, EmbeddedCluster
 from notifications import keys as notification_keys
 from tests.failover.conftest import token_headers
-from tests.failover.test_streams import Reader
+from tests.failover.streams import Reader
 from tests.redis_option import CLUSTER_ENV
 
 pytestmark = [
@@ -134,28 +133,13 @@ class TimedReader(Reader):
         self.arrivals: dict[str, float] = {}
         self.ready = threading.Event()  # its first stream is open: its history starts
 
-    async def _read(self, response: httpx.Response) -> None:
-        async def note() -> None:
-            for item in self.ids[len(self.arrivals) :]:
-                self.arrivals.setdefault(item, time.monotonic())
+    def on_event(self, event: str) -> None:
+        if event == "ready":
+            self.ready.set()
 
-        event, event_id = "", None
-        async for line in response.aiter_lines():
-            if self.stop:
-                return
-            if line.startswith("event: "):
-                event = line[7:]
-                if event == "ready":
-                    self.ready.set()
-            elif line.startswith("id: "):
-                event_id = line[4:]
-            elif line.startswith("data: ") and event == "notification":
-                self.ids.append(json.loads(line[6:])["id"])
-                await note()
-            elif line == "":
-                if event_id is not None:
-                    self.last_id = event_id
-                event, event_id = "", None
+    def on_notification(self) -> None:
+        for item in self.ids[len(self.arrivals) :]:
+            self.arrivals.setdefault(item, time.monotonic())
 
 
 def test_history_under_a_master_a_replica_and_the_first_node_killed(

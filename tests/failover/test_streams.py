@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 
 import httpx
@@ -16,6 +15,7 @@ import pytest
 
 from notifications.services import publish
 from tests.failover.conftest import token_headers
+from tests.failover.streams import Reader
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,53 +51,6 @@ def test_a_fresh_process_answers_50_streams_opened_at_once_without_a_500(fresh_s
             assert retry_after, body
     # A healthy cluster: a burst on a fresh process is served, not turned away.
     assert statuses.count(200) == 50, statuses
-
-
-class Reader:
-    """Follows one stream like a browser's EventSource: reconnects with Last-Event-ID."""
-
-    def __init__(self, base_url: str, headers: dict[str, str], warehouse_id: int) -> None:
-        self.base_url, self.headers, self.warehouse_id = base_url, headers, warehouse_id
-        self.ids: list[str] = []
-        self.last_id: str | None = None
-        self.statuses: list[int] = []
-        self.stop = False
-
-    async def run(self) -> None:
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=30) as client:
-            while not self.stop:
-                headers = dict(self.headers)
-                if self.last_id:
-                    headers["Last-Event-ID"] = self.last_id
-                try:
-                    async with client.stream(
-                        "GET",
-                        "/api/v1/stream/",
-                        params={"warehouse": self.warehouse_id},
-                        headers=headers,
-                    ) as response:
-                        self.statuses.append(response.status_code)
-                        if response.status_code == 200:
-                            await self._read(response)
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.2)  # the stream's retry interval, as the browser waits
-
-    async def _read(self, response: httpx.Response) -> None:
-        event, event_id = "", None
-        async for line in response.aiter_lines():
-            if self.stop:
-                return
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("id: "):
-                event_id = line[4:]
-            elif line.startswith("data: ") and event == "notification":
-                self.ids.append(json.loads(line[6:])["id"])
-            elif line == "":
-                if event_id is not None:
-                    self.last_id = event_id
-                event, event_id = "", None
 
 
 def test_losing_the_first_node_of_redis_url_keeps_instant_delivery(fresh_server, shift, on_cluster):

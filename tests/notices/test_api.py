@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 
 import pytest
 from django.contrib.auth.models import User
 
 from notices.models import Notice, NoticeAck, text_hash
 from notifications.selectors import inbox_page
+from tests.racing import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -171,35 +171,23 @@ def test_editing_the_text_makes_a_new_version_everyone_acknowledges_again(
 
 def test_two_taps_at_once_make_one_record(warehouse, people, post_notice, client_for):
     notice = post_notice()
-    barrier = threading.Barrier(2)
-    answers: list = []
-    failures: list[BaseException] = []
+    # One client each, made before the racers are released.
+    clients = [client_for(User.objects.get(pk=people.rita.pk)) for _ in range(2)]
+    url = f"/api/v1/notices/{notice.pk}/ack/"
 
-    def tap() -> None:
-        from django.db import connection
+    def tap():
+        client = clients.pop()
+        # SQLite's shared test database may refuse a racer outright ("locked"): the page
+        # taps again, as after a dropped request (at most a few times).
+        for _ in range(4):
+            try:
+                return client.post(url, {"version": 1})
+            except Exception as exc:
+                if "locked" not in str(exc):
+                    raise
+        return client.post(url, {"version": 1})  # the fifth and last tap
 
-        try:
-            client = client_for(User.objects.get(pk=people.rita.pk))
-            barrier.wait()
-            # SQLite's shared test database may refuse a racer outright ("locked"): the page
-            # taps again, as after a dropped request (at most a few times).
-            for attempt in range(5):
-                try:
-                    answers.append(client.post(f"/api/v1/notices/{notice.pk}/ack/", {"version": 1}))
-                    break
-                except Exception as exc:
-                    if "locked" not in str(exc) or attempt == 4:
-                        raise
-        except BaseException as exc:
-            failures.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=tap) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers, failures = race(2, tap)
 
     assert failures == []
     assert NoticeAck.objects.count() == 1

@@ -6,8 +6,6 @@ beats race; a version whose publish failed goes out on the next pass."""
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Group
@@ -20,6 +18,7 @@ from notifications.selectors import inbox_page
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from shifts.models import Shift
+from tests.racing import crashed, race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,33 +38,6 @@ def notices_of(user, warehouse) -> list[dict]:
         for i in inbox_page(user=user, warehouse_id=warehouse.pk, include_read=True).items
         if i.notification.message_type == "NOTICE"
     ]
-
-
-def race(count: int, work: Callable[[], int]) -> tuple[list[int], list[BaseException]]:
-    """Run `work` in `count` threads released together (as racing beats or workers)."""
-    barrier = threading.Barrier(count)
-    done: list[int] = []
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        from django.db import connection
-
-        try:
-            barrier.wait()
-            done.append(work())
-        except BaseException as exc:
-            failures.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    # SQLite's shared test database may refuse a racer outright ("locked"): a worker that
-    # crashed, whose work a later pass does (never twice).
-    return done, [f for f in failures if "locked" not in str(f)]
 
 
 @pytest.fixture
@@ -112,7 +84,7 @@ def test_racing_beats_remind_each_member_once(warehouse, people, post_notice, ea
     post_notice()
     clock.stop_at(ms(BEFORE_EARLY) + 6 * S)
     done, failures = race(4, lambda: followups.remind(now=timestamps.now()))
-    assert failures == []
+    assert crashed(failures) == []
     # A racer that SQLite refused after its claim left its reminders unsent: a pass after
     # RETRY_AFTER sends them (under the same Idempotency-Key: never twice).
     clock.stop_at(ms(BEFORE_EARLY) + 6 * S + int(followups.RETRY_AFTER.total_seconds() + 1) * S)
@@ -137,7 +109,7 @@ def test_escalation_once_under_racing_beats_with_an_email_naming_who_is_missing(
 
     clock.stop_at(ms(BEFORE_EARLY + dt.timedelta(hours=1)))
     done, failures = race(4, lambda: followups.escalate_due(now=timestamps.now()))
-    assert failures == []
+    assert crashed(failures) == []
     later = followups.escalate_due(now=timestamps.now())
     assert sum(done) + later <= 1  # a racer SQLite refused after its claim counts nothing
     # ... and a pass after RETRY_AFTER sends what it left (never twice).

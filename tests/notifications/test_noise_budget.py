@@ -39,6 +39,17 @@ def raise_alerts(warehouse, rep_notice, n, severity="info", start=0) -> list[str
     ]
 
 
+def ralf_also_receives(users, warehouse, code: str, ttl_seconds: int) -> MessageType:
+    """ralf's own subscription, through a role only he is in, of another type."""
+    extra = Group.objects.create(name="night")
+    users["ralf"].groups.add(extra)
+    other = MessageType.objects.create(
+        code=code, name=code.title(), default_ttl_seconds=ttl_seconds
+    )
+    Subscription.objects.create(message_type=other, warehouse=warehouse, role=extra)
+    return other
+
+
 def listed(client, warehouse) -> dict[str, dict]:
     answer = client.get("/api/v1/notifications/", {"warehouse": warehouse.pk}).json()
     return {n["id"]: n for n in answer["results"]}
@@ -116,10 +127,7 @@ def test_the_budget_counts_what_each_user_could_see(
     """ralf's own subscription of another type brings him more alerts in the hour: his
     budget runs out first; rita, who does not see them, still hears hers."""
     clients, users = floor
-    extra = Group.objects.create(name="night")
-    users["ralf"].groups.add(extra)
-    other = MessageType.objects.create(code="NOISY", name="Noisy", default_ttl_seconds=86_400)
-    Subscription.objects.create(message_type=other, warehouse=warehouse, role=extra)
+    other = ralf_also_receives(users, warehouse, "NOISY", ttl_seconds=86_400)
     clock.stop_at(1_900_000_000_000)
     raise_alerts(warehouse, other, 5)
     ids = raise_alerts(warehouse, rep_notice, 2, start=5)
@@ -157,10 +165,7 @@ def test_a_raise_counts_after_its_alert_was_swept(
     """ralf's own subscription of another type, whose alerts live a minute: five of them in
     the hour, swept, still count (SPEC 17: whatever happened to the alert since)."""
     clients, users = floor
-    extra = Group.objects.create(name="night")
-    users["ralf"].groups.add(extra)
-    brief = MessageType.objects.create(code="BRIEF", name="Brief", default_ttl_seconds=60)
-    Subscription.objects.create(message_type=brief, warehouse=warehouse, role=extra)
+    brief = ralf_also_receives(users, warehouse, "BRIEF", ttl_seconds=60)
     clock.stop_at(1_900_000_000_000)
     raise_alerts(warehouse, brief, 5)
     clock.stop_at(1_900_000_000_000 + 120_000)

@@ -348,26 +348,7 @@ class ReadModelMachine(RuleBasedStateMachine):
         assert result.recipients == len(users) + len(roles)
         if not users and not roles and not escalates:
             return
-        at = self.model.tick()
-        self.expected_events.append(result.id)
-        self.model.notes[result.id] = Note(
-            id=result.id,
-            type=kind,
-            users=set(users),
-            roles=set(roles),
-            level=level,
-            created=self.model.now,
-            expires=self.model.now + ttl * 1000,
-            published=at,
-            raised=at,
-            changed_at=at,
-            escalate_from=self.model.now,
-        )
-        if self.model.covers(kind, level):
-            self.hold_back(self.model.notes[result.id])
-        else:
-            self.model.raised(self.model.notes[result.id])
-        self.checkpoint()
+        self.published(result.id, kind, level, ttl_ms=ttl * 1000)
 
     @rule(kind=st.sampled_from(["TA", "TA", "TU"]), key=st.just("k0"), level=st.integers(0, 2))
     def publish_keyed(self, kind: str, key: str, level: int) -> None:
@@ -413,26 +394,31 @@ class ReadModelMachine(RuleBasedStateMachine):
             return
         track["made"] = [*recent, now]
         track["latest"] = result.id
+        self.published(result.id, kind, level, ttl_ms=300_000)
+
+    def published(self, note_id: str, kind: str, level: int, ttl_ms: int) -> None:
+        """The model's side of a new alert of `kind`, published now: a change of its own, for
+        the type's users and roles; held back under a silence that covers it, else raised."""
         users, roles, _ = TYPES[kind]
         at = self.model.tick()
-        self.expected_events.append(result.id)
-        self.model.notes[result.id] = Note(
-            id=result.id,
+        self.expected_events.append(note_id)
+        note = self.model.notes[note_id] = Note(
+            id=note_id,
             type=kind,
             users=set(users),
             roles=set(roles),
             level=level,
-            created=now,
-            expires=now + 300_000,
+            created=self.model.now,
+            expires=self.model.now + ttl_ms,
             published=at,
             raised=at,
             changed_at=at,
             escalate_from=self.model.now,
         )
         if self.model.covers(kind, level):
-            self.hold_back(self.model.notes[result.id])
+            self.hold_back(note)
         else:
-            self.model.raised(self.model.notes[result.id])
+            self.model.raised(note)
         self.checkpoint()
 
     def hold_back(self, note: Note) -> None:

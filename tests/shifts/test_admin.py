@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from shifts.models import Handover, Shift
@@ -30,12 +30,6 @@ def alert(title: str, **extra: object) -> dict[str, object]:
         "resolved_at": None,
         **extra,
     }
-
-
-@pytest.fixture
-def staff_client(client):
-    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw"))
-    return client
 
 
 @pytest.fixture

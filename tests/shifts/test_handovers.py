@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import threading
 
 import pytest
 from django.contrib.auth.models import Group
@@ -18,6 +17,7 @@ from notifications.services import publish
 from shifts import cache, handovers
 from shifts.models import Handover, Shift
 from subscriptions.models import Subscription
+from tests.racing import crashed, race
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_schedule")]
 
@@ -143,31 +143,12 @@ def test_claims_stay_when_the_shift_does_not_release_them(warehouse, rep_notice,
 
 def test_racing_beats_and_workers_make_it_exactly_once(warehouse, day, clock):
     clock.stop_at(ms(DAY_END) + 1000)
-    made: list[int] = []
-    failures: list[BaseException] = []
-    barrier = threading.Barrier(4)
-
-    def run() -> None:
-        from django.db import connection
-
-        try:
-            barrier.wait()
-            made.append(handovers.hand_over_due())
-        except BaseException as exc:
-            failures.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    made, failures = race(4, handovers.hand_over_due)
 
     # SQLite's shared in-memory test database may refuse a racer ("database table is
     # locked"); such a worker is one that crashed: a tick after its lease finishes what it
     # left, without a second notification.
-    assert [f for f in failures if "locked" not in str(f)] == []
+    assert crashed(failures) == []
     clock.stop_at(ms(DAY_END) + 1000 + int(handovers.LEASE.total_seconds() * 1000) + 1000)
     later = handovers.hand_over_due()
     assert sum(made) + later == 1

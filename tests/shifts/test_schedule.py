@@ -53,22 +53,36 @@ def test_a_night_shift_crosses_midnight_and_belongs_to_the_day_it_starts() -> No
     assert schedule.next_start(night, utc(2026, 1, 17, 5)) == utc(2026, 1, 19, 21)
 
 
-def test_a_night_shift_over_the_spring_change_is_an_hour_shorter() -> None:
+@pytest.mark.parametrize(
+    ("at", "start", "end", "hours"),
+    [
+        # 01:30 CET; 22:00 CET to 06:00 CEST: an hour shorter.
+        pytest.param(
+            utc(2026, 3, 29, 0, 30),
+            utc(2026, 3, 28, 21),
+            utc(2026, 3, 29, 4),
+            7,
+            id="spring-an-hour-shorter",
+        ),
+        # 02:30 the second time; 22:00 CEST to 06:00 CET: an hour longer.
+        pytest.param(
+            utc(2026, 10, 25, 1, 30),
+            utc(2026, 10, 24, 20),
+            utc(2026, 10, 25, 5),
+            9,
+            id="autumn-an-hour-longer",
+        ),
+    ],
+)
+def test_a_night_shift_over_a_daylight_saving_change(
+    at: dt.datetime, start: dt.datetime, end: dt.datetime, hours: int
+) -> None:
     night = times("22:00", "06:00")
-    occurrence = schedule.current(night, utc(2026, 3, 29, 0, 30))  # 01:30 CET
+    occurrence = schedule.current(night, at)
     assert occurrence is not None
-    assert occurrence.start == utc(2026, 3, 28, 21)  # 22:00 CET
-    assert occurrence.end == utc(2026, 3, 29, 4)  # 06:00 CEST
-    assert occurrence.end - occurrence.start == dt.timedelta(hours=7)
-
-
-def test_a_night_shift_over_the_autumn_change_is_an_hour_longer() -> None:
-    night = times("22:00", "06:00")
-    occurrence = schedule.current(night, utc(2026, 10, 25, 1, 30))  # 02:30 the second time
-    assert occurrence is not None
-    assert occurrence.start == utc(2026, 10, 24, 20)  # 22:00 CEST
-    assert occurrence.end == utc(2026, 10, 25, 5)  # 06:00 CET
-    assert occurrence.end - occurrence.start == dt.timedelta(hours=9)
+    assert occurrence.start == start
+    assert occurrence.end == end
+    assert occurrence.end - occurrence.start == dt.timedelta(hours=hours)
 
 
 def test_a_start_in_the_skipped_hour_starts_that_long_after_the_change() -> None:

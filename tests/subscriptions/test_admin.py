@@ -1,19 +1,11 @@
 """Staff edit subscriptions in the admin and Redis follows at once."""
 
 import pytest
-from django.contrib.auth.models import User
 from django.urls import reverse
 
 from subscriptions.models import MessageType, Subscription
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def staff_client(client):
-    admin = User.objects.create_superuser("boss", "boss@example.com", "pw")
-    client.force_login(admin)
-    return client
 
 
 def test_adding_a_role_subscription_in_the_admin_reaches_redis(

@@ -7,18 +7,12 @@ import re
 from html import unescape
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from subscriptions.models import MessageType, Subscription, Warehouse
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client(client):
-    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw"))
-    return client
 
 
 @pytest.fixture
