@@ -17,6 +17,7 @@ composed with and that its own KEYS/ARGV lines leave room for what they take.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,38 @@ from config.redis import LuaScript
 # What a prelude appends to a script's KEYS and ARGV, from what the caller passes by name
 # (the script's file name is for the error when something is missing).
 Take = Callable[[str, Mapping[str, Any]], tuple[Sequence[str], Sequence[Any]]]
+
+
+# A top-level `local function f`, `local a, b = ...` or `local a` (a prelude file defines only
+# these at its top level: its lines start unindented), and Lua's comments and strings.
+_DEFINED = re.compile(
+    r"^local\s+(?:function\s+([A-Za-z_]\w*)|([A-Za-z_][\w\s,]*?)\s*(?:=|$))", re.M
+)
+_NOT_CODE = re.compile(r"--\[\[.*?\]\]|--[^\n]*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", re.S)
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _names_used(text: str) -> set[str]:
+    return set(_NAME.findall(_NOT_CODE.sub(" ", text)))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One file of a prelude: its text, the names it defines at its top level and the names
+    its text uses."""
+
+    name: str
+    text: str
+    defines: frozenset[str]
+    uses: frozenset[str]
+
+    @classmethod
+    def read(cls, path: Path) -> Part:
+        text = path.read_text(encoding="utf-8")
+        defines = set()
+        for function, names in _DEFINED.findall(text):
+            defines |= {function} if function else {n.strip() for n in names.split(",")}
+        return cls(path.name, text, frozenset(defines - {""}), frozenset(_names_used(text)))
 
 
 @dataclass(frozen=True)
@@ -42,12 +75,30 @@ class Prelude:
 
     @property
     def text(self) -> str:
-        """The file's text; a prelude that is a folder is its files in name order, one concern
-        each (`01_layout.lua`, `02_words.lua`, ...), joined into one chunk."""
-        if self.path.is_dir():
-            parts = sorted(self.path.glob("*.lua"))
-            return "\n".join(part.read_text(encoding="utf-8") for part in parts)
-        return self.path.read_text(encoding="utf-8")
+        """The file's text; a prelude that is a folder is all its files in name order."""
+        return "\n".join(part.text for part in self.parts)
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The prelude's files: itself, or a folder's files in name order, one concern each
+        (`01_layout.lua`, `02_words.lua`, ...)."""
+        paths = sorted(self.path.glob("*.lua")) if self.path.is_dir() else [self.path]
+        return tuple(Part.read(path) for path in paths)
+
+    def text_for(self, user: str) -> str:
+        """What `user` (a script's text) takes of this prelude: of a folder, the files that
+        define a name it uses, and those their own text uses, in name order (one chunk, so
+        their `local`s are the script's); a single file whole."""
+        parts = self.parts
+        if len(parts) == 1:
+            return parts[0].text
+        wanted = _names_used(user)
+        taken: set[Part] = set()
+        while more := {p for p in parts if p not in taken and p.defines & wanted}:
+            taken |= more
+            for part in more:
+                wanted |= part.uses
+        return "\n".join(part.text for part in parts if part in taken)
 
     @classmethod
     def beside(
@@ -104,7 +155,19 @@ class Composed(LuaScript):
         self.preludes = tuple(name for name in PRELUDES if name in preludes)
         super().__init__(path, replicated=replicated)
         self.own_source = self.source
-        self.source = "\n".join([*(PRELUDES[name].text for name in self.preludes), self.own_source])
+        # Each prelude gives what the script's own text and the other preludes use of it.
+        texts = {name: PRELUDES[name].text for name in self.preludes}
+        self.source = "\n".join(
+            [
+                *(
+                    PRELUDES[name].text_for(
+                        "\n".join([self.own_source, *(t for n, t in texts.items() if n != name)])
+                    )
+                    for name in self.preludes
+                ),
+                self.own_source,
+            ]
+        )
 
     @classmethod
     def of(

@@ -21,7 +21,7 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 
 from config import timestamps
 from config.users import User
@@ -232,11 +232,18 @@ RULES_QUEUE = "rules"
 # Declared here, beside the code that queues it, under the tasks module's name (which lists
 # it): so dry_runs and tasks import one way only. The name is the one the task had when rules
 # lived in notifications/ (see tasks.py): messages already queued still find it.
-@shared_task(name="notifications.rules.tasks.dry_run_sql_rule", queue=RULES_QUEUE)
-def dry_run_sql_rule(dry_run_id: int) -> str:
+@shared_task(
+    name="notifications.rules.tasks.dry_run_sql_rule", queue=RULES_QUEUE, bind=True, max_retries=5
+)
+def dry_run_sql_rule(self: Any, dry_run_id: int) -> str:
     """Run a dry run asked for in the admin and record its result (SPEC 10: never in a web
-    process). A dry run already taken, or failed as overdue, is left alone."""
-    dry_run = dry_run_perform(dry_run_id=dry_run_id)
+    process). A dry run already taken, or failed as overdue, is left alone. The database
+    refusing a write for a moment (SQLite: "database is locked") is tried again shortly,
+    rather than leaving the dry run pending until it is overdue."""
+    try:
+        dry_run = dry_run_perform(dry_run_id=dry_run_id)
+    except OperationalError as exc:
+        raise self.retry(exc=exc, countdown=0.1 * 2**self.request.retries) from exc
     return "not pending" if dry_run is None else dry_run.status
 
 

@@ -268,3 +268,14 @@ def cold_cache(monkeypatch):
     from notifications import store
 
     monkeypatch.setattr(store, "subscriber_cache", store._SubscriberCache())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _views_imported_with_the_default_settings(django_db_blocker):
+    """Some views read a setting when their module is imported (a serializer field's
+    max_length, such as CHAT_MAX_MEMBERS): import every view before any test overrides a
+    setting, or the first test to make a request would fix its override for the session."""
+    from django.urls import get_resolver
+
+    with django_db_blocker.unblock():
+        assert get_resolver().url_patterns

@@ -133,3 +133,30 @@ def test_a_composed_scripts_header_covers_what_its_preludes_take():
     folder = Path(layout.__file__).resolve().parent / "lua"
     files = {p.name for p in folder.glob("*.lua")}
     assert files == {s.path.name for s in scripts if s.path.parent == folder}
+
+
+def test_a_script_takes_of_a_folder_prelude_the_files_it_uses_and_no_other():
+    """A read-model script is composed with the prelude files that define what it calls (and
+    what those call), not the whole folder: every name the composed text uses that some file
+    of the folder defines is defined by a file it took."""
+    from config.lua_compose import PRELUDES
+
+    parts = PRELUDES["read_model"].parts
+    assert len(parts) >= 18
+    took: dict[str, set[str]] = {}
+    for script in composed_scripts():
+        if "read_model" not in script.preludes:
+            continue
+        taken = [p for p in parts if p.text in script.source]
+        took[script.path.name] = {p.name for p in taken}
+        defined = set().union(*(p.defines for p in taken))
+        text = re.sub(r"--[^\n]*", " ", script.source)
+        for part in parts:
+            if part in taken:
+                continue
+            used = {name for name in part.defines if re.search(rf"\b{name}\b", text)}
+            # A name the script uses that only a file it did not take defines: a missing file.
+            assert used <= defined, (script.path.name, part.name, used - defined)
+    assert {"16_pages.lua", "04_read_rule.lua"} <= took["list.lua"]
+    assert "16_pages.lua" not in took["record_event.lua"]
+    assert all(len(names) < len(parts) for names in took.values())

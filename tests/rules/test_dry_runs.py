@@ -146,3 +146,32 @@ def test_a_broker_that_cannot_be_reached_fails_the_dry_run_at_once(
 
 def clock_now(clock) -> datetime:
     return timestamps.ms_to_datetime(clock.now_ms())
+
+
+def test_a_dry_run_the_database_refused_for_a_moment_is_tried_again(
+    sql_rule, negative_bin, monkeypatch
+):
+    """The worker's first write refused (SQLite answers "database table is locked" while
+    another connection reads the table): the task runs again shortly, and the dry run ends."""
+    from django.db import OperationalError
+
+    rule = sql_rule(is_active=False)
+    dry_run, created = dry_runs.dry_run_open(rule=rule, by=None)
+    assert created
+    real = dry_runs.dry_run_perform
+    refused: list[int] = []
+
+    def refused_once(*, dry_run_id: int):
+        if not refused:
+            refused.append(dry_run_id)
+            raise OperationalError("database table is locked: notifications_sqlruledryrun")
+        return real(dry_run_id=dry_run_id)
+
+    monkeypatch.setattr(dry_runs, "dry_run_perform", refused_once)
+
+    # As a worker runs it (apply: here, with the task's retries).
+    result = tasks.dry_run_sql_rule.apply(args=(dry_run.pk,))
+
+    assert refused == [dry_run.pk]
+    assert result.get() == DryRunStatus.PASSED
+    assert SqlRuleDryRun.objects.get().status == DryRunStatus.PASSED
