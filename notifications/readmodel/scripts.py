@@ -19,7 +19,6 @@ REMIND = _script("remind")
 EXPIRE_CLAIMS = _script("expire_claims")
 # A live event as its stream users see it; the stream hub runs it on its asyncio client.
 EVENT_READ_STATE = _script("event_read_state")
-# Which users an alert came quietly to (the noise budget), for the push task.
 
 LIST = _script("list")
 UNREAD = _script("unread")
