@@ -2,7 +2,6 @@
 publishes rebuild the subscriber sets (`cold_cache` is in tests/conftest.py: rules use it too)."""
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from notifications import selectors
 from notifications.selectors import inbox_page
@@ -28,14 +27,6 @@ def crew(warehouse, rep_notice, role, make_user, client_for):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     users = {name: make_user(name, role) for name in ("rita", "ralf")}
     return users, {name: client_for(user) for name, user in users.items()}
-
-
-@pytest.fixture
-def publisher(make_user):
-    """Pete, who may publish notifications over the API (as the WMS's account does)."""
-    user = make_user("pete")
-    user.user_permissions.add(Permission.objects.get(codename="publish_notification"))
-    return user
 
 
 @pytest.fixture
