@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group, Permission, User
 from redis import Redis
 from redis.cluster import RedisCluster
 from redis.connection import AbstractConnection
@@ -162,6 +162,14 @@ def replenishers(db, warehouse, rep_notice, role, make_user):
     """Two users of the Replenishment role, which receives REP_NOTICE in SH01."""
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     return make_user("rita", role), make_user("ralf", role)
+
+
+@pytest.fixture
+def publisher(make_user):
+    """Pete, who may publish notifications over the API (as the WMS's account does)."""
+    user = make_user("pete")
+    user.user_permissions.add(Permission.objects.get(codename="publish_notification"))
+    return user
 
 
 @pytest.fixture

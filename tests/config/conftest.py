@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis as redis_py
-from django.contrib.auth.models import Permission
 from redis import Redis
 
 from devredis.embedded_redis import EmbeddedRedis, free_port
@@ -94,13 +93,6 @@ def redis_busy(redis_server: EmbeddedRedis, redis_config) -> Iterator[None]:
         assert eventually(killed, timeout=15)
         runner.close()
         probe.close()
-
-
-@pytest.fixture
-def publisher(make_user):
-    user = make_user("pete")
-    user.user_permissions.add(Permission.objects.get(codename="publish_notification"))
-    return user
 
 
 @pytest.fixture

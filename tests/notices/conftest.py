@@ -3,6 +3,7 @@ safety officer allowed to publish, and a way to publish a notice as they would."
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import pytest
@@ -10,6 +11,15 @@ from django.contrib.auth.models import Group, Permission, User
 
 from notices import services
 from notices.models import Notice
+
+# 05:59:55: the floor's Early shift starts in five seconds.
+BEFORE_EARLY = dt.datetime(2026, 1, 14, 5, 59, 55, tzinfo=dt.UTC)
+S = 1000  # a second, in milliseconds
+
+
+def ms(value: dt.datetime) -> int:
+    """`value` in milliseconds since the epoch, as the clock fixture takes it."""
+    return int(value.timestamp() * 1000)
 
 
 @dataclass

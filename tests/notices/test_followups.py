@@ -18,18 +18,10 @@ from notifications.selectors import inbox_page
 from outbox import services as outbox
 from outbox.models import OutboxMessage
 from shifts.models import Shift
+from tests.notices.conftest import BEFORE_EARLY, S, ms
 from tests.racing import crashed, race
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-UTC = dt.UTC
-# 05:59:55: the floor's Early shift starts in five seconds.
-BEFORE_EARLY = dt.datetime(2026, 1, 14, 5, 59, 55, tzinfo=UTC)
-S = 1000
-
-
-def ms(value: dt.datetime) -> int:
-    return int(value.timestamp() * 1000)
 
 
 def notices_of(user, warehouse) -> list[dict]:

@@ -13,16 +13,9 @@ from django.db import connection
 
 from notices import followups, services
 from shifts.models import Shift
+from tests.notices.conftest import BEFORE_EARLY, S, ms
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-UTC = dt.UTC
-BEFORE_EARLY = dt.datetime(2026, 1, 14, 5, 59, 55, tzinfo=UTC)
-S = 1000
-
-
-def ms(value: dt.datetime) -> int:
-    return int(value.timestamp() * 1000)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ publishes rebuild the subscriber sets (`cold_cache` is in tests/conftest.py: rul
 
 import pytest
 
+from notifications import selectors
 from notifications.selectors import inbox_page
 from notifications.services import publish
 from subscriptions import services as subscription_services
@@ -17,6 +18,15 @@ def subscribed(warehouse, rep_notice, role, make_user):
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
     Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, user=alice)
     return rita, alice
+
+
+@pytest.fixture
+def crew(warehouse, rep_notice, role, make_user, client_for):
+    """Rita and Ralf of the Replenishment role, by name, and their API clients by name (a module
+    that needs another crew defines its own)."""
+    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
+    users = {name: make_user(name, role) for name in ("rita", "ralf")}
+    return users, {name: client_for(user) for name, user in users.items()}
 
 
 @pytest.fixture
@@ -48,3 +58,10 @@ def rebuilds(monkeypatch):
 def seen_by(user, warehouse) -> list[str]:
     """The ids in `user`'s inbox in `warehouse`, newest first."""
     return [i.notification.id for i in inbox_page(user=user, warehouse_id=warehouse.pk).items]
+
+
+def events_of(user, warehouse, note_id) -> list[tuple[str, str | None]]:
+    """The alert's history as `user` sees it: (event, who by, or None for the system)."""
+    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
+    assert found is not None
+    return [(e.event, e.by.username if e.by else None) for e in found]

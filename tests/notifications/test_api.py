@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from django.contrib.auth.models import Permission
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -44,13 +43,6 @@ N_KEYS = {
 @pytest.fixture
 def rita_client(replenishers, client_for):
     return client_for(replenishers[0])
-
-
-@pytest.fixture
-def publisher(make_user):
-    user = make_user("pete")
-    user.user_permissions.add(Permission.objects.get(codename="publish_notification"))
-    return user
 
 
 def test_list_shape_is_exact(rita_client, warehouse, send):

@@ -5,10 +5,11 @@ import pytest
 
 from config.celery import app
 from config.redis import get_redis
-from notifications import claims, keys, lifecycle, selectors, tasks
+from notifications import claims, keys, lifecycle, tasks
 from notifications.domain import Actor, Event
 from notifications.selectors import unread_summary
 from subscriptions.models import Subscription
+from tests.notifications.conftest import events_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,12 +26,6 @@ def crew(warehouse, rep_notice, role, make_user):
 
 def unread(user, warehouse) -> int:
     return unread_summary(user=user, warehouse_id=warehouse.pk).unread_count
-
-
-def events_of(user, warehouse, note_id):
-    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
-    assert found is not None
-    return [(e.event, e.by and e.by.username) for e in found]
 
 
 def test_a_claim_held_too_long_is_let_go_by_the_system(warehouse, crew, send, clock):

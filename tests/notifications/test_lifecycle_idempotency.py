@@ -7,15 +7,9 @@ import pytest
 
 from notifications import selectors
 from subscriptions.models import Subscription
+from tests.notifications.conftest import events_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def crew(warehouse, rep_notice, role, make_user, client_for):
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    users = {name: make_user(name, role) for name in ("rita", "ralf")}
-    return users, {name: client_for(user) for name, user in users.items()}
 
 
 def act(client, note_id, action, warehouse, key=None):
@@ -26,12 +20,6 @@ def act(client, note_id, action, warehouse, key=None):
         format="json",
         **headers,
     )
-
-
-def events(user, warehouse, note_id) -> list[tuple[str, str | None]]:
-    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
-    assert found is not None
-    return [(e.event, e.by.username if e.by else None) for e in found]
 
 
 def test_a_claim_replayed_after_a_release_answers_the_first_claim_and_claims_nothing(
@@ -50,7 +38,7 @@ def test_a_claim_replayed_after_a_release_answers_the_first_claim_and_claims_not
     assert replay.status_code == 200
     assert replay["Idempotent-Replayed"] == "true"
     assert replay.json() == first.json()
-    assert events(users["rita"], warehouse, note.id) == [
+    assert events_of(users["rita"], warehouse, note.id) == [
         ("published", None),
         ("claimed", "rita"),
         ("released", "rita"),
@@ -74,7 +62,7 @@ def test_a_replayed_release_or_resolve_answers_the_first_answer(crew, warehouse,
     assert (first.status_code, replay.status_code) == (200, 200)
     assert replay["Idempotent-Replayed"] == "true"
     assert replay.json() == first.json()
-    assert [e for e, _ in events(users["ralf"], warehouse, note.id)].count(action + "d") == 1
+    assert [e for e, _ in events_of(users["ralf"], warehouse, note.id)].count(action + "d") == 1
 
 
 def test_a_refusal_is_replayed_as_the_same_refusal(crew, warehouse, send):
@@ -92,7 +80,7 @@ def test_a_refusal_is_replayed_as_the_same_refusal(crew, warehouse, send):
     assert (first.status_code, replay.status_code) == (409, 409)
     assert replay["Idempotent-Replayed"] == "true"
     assert replay.json() == first.json()
-    assert events(users["rita"], warehouse, note.id)[-1] == ("released", "ralf")
+    assert events_of(users["rita"], warehouse, note.id)[-1] == ("released", "ralf")
 
 
 def test_the_same_key_for_another_action_or_alert_is_422(crew, warehouse, send):
@@ -106,8 +94,8 @@ def test_the_same_key_for_another_action_or_alert_is_422(crew, warehouse, send):
 
     assert (another_alert.status_code, another_action.status_code) == (422, 422)
     assert "Idempotent-Replayed" not in another_alert
-    assert [e for e, _ in events(users["rita"], warehouse, other.id)] == ["published"]
-    assert [e for e, _ in events(users["rita"], warehouse, note.id)] == ["published", "claimed"]
+    assert [e for e, _ in events_of(users["rita"], warehouse, other.id)] == ["published"]
+    assert [e for e, _ in events_of(users["rita"], warehouse, note.id)] == ["published", "claimed"]
 
 
 def test_a_key_is_the_users_own(crew, warehouse, send):
@@ -131,7 +119,7 @@ def test_a_bad_key_is_400_and_changes_nothing(crew, warehouse, send, key):
 
     assert answer.status_code == 400
     assert "Idempotency-Key" in answer.json()
-    assert [e for e, _ in events(users["rita"], warehouse, note.id)] == ["published"]
+    assert [e for e, _ in events_of(users["rita"], warehouse, note.id)] == ["published"]
 
 
 def test_a_keyed_claim_with_redis_down_is_503(crew, warehouse, redis_down):
@@ -154,4 +142,4 @@ def test_the_same_key_for_an_alert_of_another_warehouse_is_422(
     elsewhere = act(rita, there.id, "claim", other_warehouse, key="K")
 
     assert elsewhere.status_code == 422
-    assert [e for e, _ in events(users["rita"], other_warehouse, there.id)] == ["published"]
+    assert [e for e, _ in events_of(users["rita"], other_warehouse, there.id)] == ["published"]

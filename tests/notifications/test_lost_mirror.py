@@ -2,7 +2,6 @@
 rebuilds it from the database first, or fails where the caller sees it, never delivers to nobody."""
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from notifications import keys, store
 from subscriptions import keys as subscription_keys
@@ -85,11 +84,9 @@ def test_a_type_nobody_subscribed_is_marked_and_delivers_to_nobody(
 
 
 def test_a_mirror_that_cannot_be_rebuilt_fails_with_503_and_delivers_nothing(
-    monkeypatch, redis, client_for, warehouse, subscribed, make_user, cold_cache
+    monkeypatch, redis, client_for, warehouse, subscribed, publisher, cold_cache
 ):
     monkeypatch.setattr(subscription_services, "rebuild_warehouse", lambda warehouse_id, **_: None)
-    publisher = make_user("wms")
-    publisher.user_permissions.add(Permission.objects.get(codename="publish_notification"))
     redis.flushall()
 
     response = client_for(publisher).post(

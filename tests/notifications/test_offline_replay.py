@@ -7,17 +7,9 @@ import uuid
 
 import pytest
 
-from notifications import selectors
-from subscriptions.models import Subscription
+from tests.notifications.conftest import events_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def crew(warehouse, rep_notice, role, make_user, client_for):
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    users = {name: make_user(name, role) for name in ("rita", "ralf")}
-    return users, {name: client_for(user) for name, user in users.items()}
 
 
 def send_twice(client, note_id, action, warehouse):
@@ -34,12 +26,6 @@ def send_twice(client, note_id, action, warehouse):
     ]
 
 
-def events(user, warehouse, note_id) -> list[tuple[str, str | None]]:
-    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
-    assert found is not None
-    return [(e.event, e.by.username if e.by else None) for e in found]
-
-
 def test_a_replayed_claim_is_200_and_claims_once(crew, warehouse, send):
     users, clients = crew
     note = send()
@@ -49,7 +35,7 @@ def test_a_replayed_claim_is_200_and_claims_once(crew, warehouse, send):
     assert (first.status_code, replay.status_code) == (200, 200)
     assert first.json()["claimed_by"]["username"] == replay.json()["claimed_by"]["username"]
     assert replay.json()["status"] == "claimed"
-    assert events(users["rita"], warehouse, note.id) == [
+    assert events_of(users["rita"], warehouse, note.id) == [
         ("published", None),
         ("claimed", "rita"),
     ]
@@ -63,7 +49,7 @@ def test_a_replayed_resolve_is_200_and_resolves_once(crew, warehouse, send):
 
     assert (first.status_code, replay.status_code) == (200, 200)
     assert replay.json()["resolved_at"] == first.json()["resolved_at"]
-    assert [e for e, _ in events(users["rita"], warehouse, note.id)] == ["published", "resolved"]
+    assert [e for e, _ in events_of(users["rita"], warehouse, note.id)] == ["published", "resolved"]
 
 
 def test_a_replayed_release_is_200_and_releases_once(crew, warehouse, send):
@@ -77,7 +63,7 @@ def test_a_replayed_release_is_200_and_releases_once(crew, warehouse, send):
 
     assert (first.status_code, replay.status_code) == (200, 200)
     assert replay.json()["status"] == "open"
-    assert [e for e, _ in events(users["rita"], warehouse, note.id)] == [
+    assert [e for e, _ in events_of(users["rita"], warehouse, note.id)] == [
         "published",
         "claimed",
         "released",
@@ -110,7 +96,7 @@ def test_a_release_replayed_after_a_colleague_claimed_leaves_the_colleagues_clai
     assert replay.json() == first.json()
     state = clients["ralf"].get("/api/v1/notifications/", {"warehouse": warehouse.pk}).json()
     assert state["results"] == [] or all(n["status"] == "claimed" for n in state["results"])
-    assert events(users["ralf"], warehouse, note.id)[-1] == ("claimed", "ralf")
+    assert events_of(users["ralf"], warehouse, note.id)[-1] == ("claimed", "ralf")
 
 
 def test_a_chat_send_with_an_idempotency_key_is_accepted(client_for, make_user):

@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import translation
 
 from config.errors import ErrorKind
@@ -103,10 +102,8 @@ def test_replies_that_each_ask_for_a_remedy_end_in_503_within_one_budget(
 
 
 def test_a_publish_over_the_api_whose_subscribers_keep_changing_is_503_after_its_budget(
-    redis, client_for, make_user, warehouse, subscribed, rebuilds, interference, steps
+    redis, client_for, publisher, warehouse, subscribed, rebuilds, interference, steps
 ):
-    publisher = make_user("wms")
-    publisher.user_permissions.add(Permission.objects.get(codename="publish_notification"))
     interference.start(steps["changed"], steps["changed"], steps["lost"], steps["changed"])
 
     response = client_for(publisher).post(

@@ -13,19 +13,12 @@ from django.contrib.auth.models import Group
 from config import timestamps
 from config.timestamps import iso_ms
 from notifications import cleanup, keys, lifecycle, selectors, services, tasks
-from subscriptions.models import Subscription
+from tests.notifications.conftest import events_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ISO_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 HOUR_MS = 3_600_000
-
-
-@pytest.fixture
-def crew(warehouse, rep_notice, role, make_user, client_for):
-    Subscription.objects.create(message_type=rep_notice, warehouse=warehouse, role=role)
-    users = {name: make_user(name, role) for name in ("rita", "ralf")}
-    return users, {name: client_for(user) for name, user in users.items()}
 
 
 def snooze(client, note_id, warehouse, until, **extra):
@@ -54,12 +47,6 @@ def unread(client, warehouse) -> dict:
 def listed_ids(client, warehouse, **params) -> list[str]:
     answer = client.get("/api/v1/notifications/", {"warehouse": warehouse.pk, **params}).json()
     return [n["id"] for n in answer["results"]]
-
-
-def events_of(user, warehouse, note_id) -> list[tuple[str, str | None]]:
-    found = selectors.history(user=user, warehouse_id=warehouse.pk, notification_id=note_id)
-    assert found is not None
-    return [(e.event, e.by.username if e.by else None) for e in found]
 
 
 def test_a_snooze_hides_it_from_me_alone_until_i_wake_it(crew, warehouse, send):

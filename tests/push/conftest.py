@@ -213,6 +213,17 @@ def crew(db, warehouse, rep_notice, role, make_user):
 
 
 @pytest.fixture
+def on_their_phones(crew, warehouse, browser_at, subscribe, settings):
+    """Rita and Ralf (the crew's first two), each with a phone subscribed in SH01, pushed
+    warnings and up: (rita, ralf)."""
+    settings.WEB_PUSH_MIN_SEVERITY = "warning"
+    rita, ralf = crew[:2]
+    subscribe(rita, browser_at("rita-phone"), warehouse)
+    subscribe(ralf, browser_at("ralf-phone"), warehouse)
+    return rita, ralf
+
+
+@pytest.fixture
 def send(warehouse, rep_notice):
     """send(**publish arguments): a critical REP_NOTICE in SH01, unless told otherwise."""
 

@@ -32,13 +32,8 @@ def crew(warehouse, rep_notice, role, make_user, clock):
 
 
 def test_off_shift_members_are_not_pushed_unless_it_is_critical(
-    warehouse, rep_notice, crew, push_service, browser_at, subscribe, celery_eager, settings
+    warehouse, rep_notice, on_their_phones, push_service, celery_eager
 ):
-    rita, ralf = crew
-    settings.WEB_PUSH_MIN_SEVERITY = "warning"
-    subscribe(rita, browser_at("rita-phone"), warehouse)
-    subscribe(ralf, browser_at("ralf-phone"), warehouse)
-
     publish(message_type=rep_notice, warehouse=warehouse, title="w", severity="warning")
     assert {r.path for r in push_service.received} == {"/push/ralf-phone"}
 

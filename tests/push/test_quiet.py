@@ -23,12 +23,8 @@ def crew(warehouse, rep_notice, role, make_user):
 
 
 def test_a_silenced_alert_is_pushed_only_when_its_silence_ends(
-    warehouse, rep_notice, crew, push_service, browser_at, subscribe, celery_eager, settings
+    warehouse, rep_notice, on_their_phones, push_service, celery_eager
 ):
-    rita, ralf = crew
-    settings.WEB_PUSH_MIN_SEVERITY = "warning"
-    subscribe(rita, browser_at("rita-phone"), warehouse)
-    subscribe(ralf, browser_at("ralf-phone"), warehouse)
     silence = quiet_services.silence_create(
         warehouse=warehouse,
         message_types=[rep_notice],
@@ -46,12 +42,9 @@ def test_a_silenced_alert_is_pushed_only_when_its_silence_ends(
 
 
 def test_a_muted_user_is_not_pushed_below_the_floor(
-    warehouse, rep_notice, crew, push_service, browser_at, subscribe, celery_eager, settings
+    warehouse, rep_notice, on_their_phones, push_service, celery_eager
 ):
-    rita, ralf = crew
-    settings.WEB_PUSH_MIN_SEVERITY = "warning"
-    subscribe(rita, browser_at("rita-phone"), warehouse)
-    subscribe(ralf, browser_at("ralf-phone"), warehouse)
+    _, ralf = on_their_phones
     quiet_store.mute_set(
         warehouse_id=warehouse.pk, user_id=ralf.pk, until_ms=timestamps.now_ms() + 600_000, below=2
     )

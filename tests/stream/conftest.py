@@ -62,12 +62,19 @@ class EventStream:
                 event.id = value
         return None
 
-    def until(self, kind: str) -> Event:
+    def through(self, kind: str) -> list[Event]:
+        """Every event up to and including the next `kind` one; the stream must not end first."""
+        seen = []
         while True:
             event = self.next()
             assert event is not None, f"the stream ended before an {kind!r} event"
+            seen.append(event)
             if event.event == kind:
-                return event
+                return seen
+
+    def until(self, kind: str) -> Event:
+        """The next `kind` event (the events before it are passed over)."""
+        return self.through(kind)[-1]
 
 
 @pytest.fixture

@@ -44,13 +44,7 @@ def test_a_reminder_is_sent_to_streams_of_who_see_it_and_did_not_snooze_it(
 
     reminders = [json.loads(rita_stream.until("reminder").data)["id"] for _ in range(2)]
     assert sorted(reminders) == sorted([note.id, later.id])
-    seen = []
-    while True:
-        event = ralf_stream.next()
-        assert event is not None
-        seen.append((event.event, json.loads(event.data)["id"], event.id))
-        if event.event == "notification":
-            break
+    seen = [(e.event, json.loads(e.data)["id"], e.id) for e in ralf_stream.through("notification")]
     assert seen == [("reminder", later.id, None), ("notification", after.id, seen[-1][2])]
     assert json.loads(rita_stream.until("notification").data)["id"] == after.id
 
@@ -85,11 +79,5 @@ def test_a_muted_users_stream_is_reminded_only_of_what_gets_through_the_mute(
 
     reminders = [json.loads(rita_stream.until("reminder").data)["id"] for _ in range(2)]
     assert sorted(reminders) == sorted([warning.id, critical.id])
-    seen = []
-    while True:
-        event = ralf_stream.next()
-        assert event is not None
-        seen.append((event.event, json.loads(event.data)["id"]))
-        if event.event == "notification":
-            break
+    seen = [(e.event, json.loads(e.data)["id"]) for e in ralf_stream.through("notification")]
     assert seen == [("reminder", critical.id), ("notification", after.id)]
