@@ -13,9 +13,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config import query_params
 from config.fields import BoundedListField
 from config.timestamps import iso_ms
+from config.validation import validated
 from directory import cache as directory
 from subscriptions.models import Warehouse
 
@@ -82,10 +82,10 @@ def _plain_warehouse(params: Mapping[str, Any]) -> Warehouse | None:
 def warehouse_from_query(params: Mapping[str, Any]) -> Warehouse:
     """The `warehouse` query parameter as `WarehouseQuery` validates it. A plain id of an
     active warehouse is taken as it is (a poll's hot path); anything else goes through the
-    fields (config/query_params.py), for the same errors."""
+    fields (config/validation.py), for the same errors."""
     found = _plain_warehouse(params)
     if found is None:
-        found = query_params.validated(WarehouseQuery, params)["warehouse"]
+        found = validated(WarehouseQuery, params)["warehouse"]
     return found
 
 
@@ -147,7 +147,7 @@ def inbox_query(params: Mapping[str, Any]) -> PollQuery:
         or include_read is None
         or (since_raw is not None and since is None)
     ):
-        found = query_params.validated(InboxQuery, params)
+        found = validated(InboxQuery, params)
         return PollQuery(
             warehouse=found["warehouse"],
             since=found.get("since"),

@@ -1,4 +1,4 @@
-"""config/query_params.py validates as the serializer does: the same values and defaults, the
+"""The poll's plain query readers validate as the serializer does: the same values and defaults, the
 same 400 bodies, on generated query strings."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rest_framework.exceptions import ValidationError
 
-from config import query_params
+from config.validation import validated
 from notifications.api.serializers import (
     InboxQuery,
     ReportQuery,
@@ -76,14 +76,14 @@ def test_the_same_answer_as_the_serializer(warehouses, serializer_class, pairs):
 
     serializer = serializer_class(data=query)
     if serializer.is_valid():
-        found = query_params.validated(serializer_class, query)
+        found = validated(serializer_class, query)
         expected = dict(serializer.validated_data)
         if "warehouse" in expected:
             assert found.pop("warehouse").pk == expected.pop("warehouse").pk
         assert found == expected
     else:
         with pytest.raises(ValidationError) as raised:
-            query_params.validated(serializer_class, query)
+            validated(serializer_class, query)
         assert raised.value.detail == serializer.errors
 
 
