@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,15 +42,23 @@ def named(names: tuple[str, ...], values: list[Any]) -> dict[str, Any]:
 
 
 def item(values: dict[str, Any]) -> InboxItem | None:
-    """An InboxItem from ITEM values (None when its content is gone: swept meanwhile)."""
-    if values["content"] is None:
+    """An InboxItem from ITEM values by name (None when its content is gone: swept meanwhile)."""
+    return _item(*(values[name] for name in ITEM))
+
+
+def _item(
+    cursor: Any, content: Any, read: Any, state: Any, snoozed_until: Any, quiet: bool = False
+) -> InboxItem | None:
+    """An InboxItem from ITEM values in ITEM's order (None when its content is gone)."""
+    if content is None:
         return None
     return InboxItem(
-        Notification.from_json(values["content"]),
-        int(values["cursor"]),
-        bool(int(values["read"])),
-        Lifecycle.from_json(values["state"]) if values["state"] else None,
-        int(float(values["snoozed_until"])) if values["snoozed_until"] else None,
+        Notification.from_json(content),
+        int(cursor),
+        bool(int(read)),
+        Lifecycle.from_json(state) if state else None,
+        int(float(snoozed_until)) if snoozed_until else None,
+        quiet,
     )
 
 
@@ -62,12 +69,13 @@ def positions(words: Any) -> set[int]:
 
 def items(flat: list[Any], quiet: Collection[int] = ()) -> list[InboxItem]:
     """The ITEM fields of `flat` as items; those at `quiet` positions (1-based) came quietly."""
+    width = len(ITEM)
+    if len(flat) % width:
+        raise ValueError(f"a reply's items are {width} values each, not {len(flat)} in all")
     found = []
-    for start in range(0, len(flat), len(ITEM)):
-        one = item(named(ITEM, flat[start : start + len(ITEM)]))
+    for position, start in enumerate(range(0, len(flat), width), start=1):
+        one = _item(*flat[start : start + width], quiet=position in quiet)
         if one is not None:
-            if start // len(ITEM) + 1 in quiet:
-                one = dataclasses.replace(one, quiet=True)
             found.append(one)
     return found
 
