@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
-
 from .. import keys
 
 DAY_MS = 86_400_000
@@ -52,24 +50,9 @@ def report_day(ms: int) -> int:
 
 
 def warehouse_keys(warehouse_id: int, now_ms: int) -> tuple[str, ...]:
-    """KEYS[1 .. FIRST_OWN - 1] of every read-model script for this warehouse at `now_ms`.
-
-    Every script call names them, so the last LAYOUTS_KEPT layouts made are kept, by
-    everything their names depend on (making one was a tenth of an unread summary's own
-    Python): a layout found is the one the builders would make, never stale."""
-    found_by = (settings.WMS_REDIS_PREFIX, int(warehouse_id), report_day(now_ms))
-    found = _made.get(found_by)
-    if found is None:
-        found = tuple(build(found_by[1], found_by[2]) for _, build in WAREHOUSE)
-        if len(_made) >= LAYOUTS_KEPT:
-            _made.clear()  # simpler than an LRU, and a miss only costs the names
-        _made[found_by] = found
-    return found
-
-
-# warehouse_keys's memory, per process: a warehouse's layout per day, a few KB each.
-LAYOUTS_KEPT = 1024
-_made: dict[tuple[str, int, int], tuple[str, ...]] = {}
+    """KEYS[1 .. FIRST_OWN - 1] of every read-model script for this warehouse at `now_ms`."""
+    day = report_day(now_ms)
+    return tuple(build(warehouse_id, day) for _, build in WAREHOUSE)
 
 
 def key(warehouse_id: int, name: str) -> str:
