@@ -159,6 +159,23 @@ def test_nobody_claims_it_the_escalation_role_on_shift_is_emailed_once(
     assert [e["event"] for e in history(rita, warehouse, sent.id)].count("emailed") == 1
 
 
+@pytest.mark.single_redis  # reads the server's command counts
+def test_the_emails_handed_over_by_one_call_leave_the_index_in_one_command(
+    at_noon, replenishers, warehouse, send, supervisors, redis
+):
+    for n in range(3):
+        send(f"Replenish A-01-0{n}")
+
+    def zrems() -> int:
+        return int(redis.info("commandstats").get("cmdstat_zrem", {}).get("calls", 0))
+
+    before = zrems()
+    assert followups.pass_warehouse(warehouse.pk, at_ms=NOON + 300 * S)["emailed"] == 3
+    assert zrems() - before == 1  # not one per e-mail (the script removes none of an open alert)
+    assert OutboxMessage.objects.filter(kind="email").count() == 3
+    assert not redis.zcard(keys.reminders(warehouse.pk))
+
+
 def test_off_shift_members_are_not_emailed_unless_it_is_critical(
     at_noon, replenishers, warehouse, send, smtp, supervisors
 ):
