@@ -6,7 +6,8 @@ ALERT_REMINDER_SECONDS) pops the due entries of each warehouse by score, ALERT_R
 per Redis call and at most ALERT_REMINDER_BATCHES calls per warehouse per tick, never scanning
 alerts (lua/remind.lua): a reminder of an alert still open is recorded (`reminded`), told to open
 streams (`event: reminder`) and pushed again; an e-mail is written to the outbox (one per
-alert: its id is derived from the alert's) and its entry removed.
+alert: its id is derived from the alert's), and the entries of a call's e-mails are removed
+together once written.
 """
 
 from __future__ import annotations
@@ -81,12 +82,18 @@ def pass_warehouse(
             lease_ms=int(settings.OUTBOX_LEASE_SECONDS * 1000),
             rules=rules,
         )
-        for follow_up in found:
-            if follow_up.kind == "r":
-                _push_again(follow_up)
-                counts["reminded"] += 1
-            elif follow_up.kind == "e":
-                counts["emailed"] += _hand_over_email(known, follow_up)
+        handed_over: list[str] = []
+        try:
+            for follow_up in found:
+                if follow_up.kind == "r":
+                    _push_again(follow_up)
+                    counts["reminded"] += 1
+                elif follow_up.kind == "e":
+                    counts["emailed"] += _hand_over_email(known, follow_up)
+                    handed_over.append(follow_up.notification_id)
+        finally:
+            # The e-mails written (or found written) leave the index together, in one call.
+            lifecycle_store.followups_done(warehouse_id, "e", handed_over)
         if read < limit:
             break
     return counts
@@ -172,7 +179,8 @@ class _Known:
 
 def _hand_over_email(known: _Known, follow_up: FollowUp) -> int:
     """Write the e-mail to the outbox once (its id comes from the alert: a second hand-over
-    after a worker died finds it written), then take the entry out. 1 when written now."""
+    after a worker died finds it written); the caller then takes the entry out. 1 when
+    written now."""
     message_type = known.message_type(follow_up.content["message_type"])
     warehouse = known.warehouse
     written = 0
@@ -181,9 +189,6 @@ def _hand_over_email(known: _Known, follow_up: FollowUp) -> int:
         to = known.to(message_type, follow_up.inboxes, critical)
         if to:
             written = _write_email(warehouse, message_type, follow_up, to)
-    lifecycle_store.followup_done(
-        int(follow_up.content["warehouse"]), "e", follow_up.notification_id
-    )
     return written
 
 

@@ -10,9 +10,9 @@ database write". Users take turns so no user nears the API's throttle.
 
 Row 18: `followup_alerts` open alerts of a type that reminds every minute and e-mails after 5
 minutes (two index entries each). One beat tick (`actions.tasks.send_reminders`' work) when
-nothing is due, and when everything is due: how many entries a tick handles (at most
-ALERT_REMINDER_BATCH x ALERT_REMINDER_BATCHES per warehouse), its time, its round trips and its
-slowest Redis call (the slow log).
+nothing is due, then one tick per round when everything is due: how many entries a tick
+handles (at most ALERT_REMINDER_BATCH x ALERT_REMINDER_BATCHES per warehouse), its time, its
+round trips and its slowest Redis call (the slow log), median and range over the rounds.
 """
 
 from __future__ import annotations
@@ -155,39 +155,55 @@ def followup_rows(bench: Bench) -> list[Line]:
     now = timestamps.now_ms()
     cap = settings.ALERT_REMINDER_BATCH * settings.ALERT_REMINDER_BATCHES
 
-    def tick(at_ms: int) -> tuple[float, dict[str, int], int, float]:
+    def tick(at_ms: int) -> tuple[float, dict[str, int], int, float, str]:
         wire.reset()
         with bench.probe.listening(THRESHOLD_US, capture=False):
             started = time.perf_counter()
             counts = followups.pass_warehouse(warehouse.pk, at_ms=at_ms)
             seconds = time.perf_counter() - started
             spent = bench.probe.read()
-        return seconds, counts, wire.count, spent.slowest_us / 1000
+        slowest = spent.slowest_us / 1000
+        return seconds, counts, wire.count, slowest, spent.slowest_command
 
-    idle_s, _, idle_calls, _ = tick(now)
-    due_s, counts, due_calls, slowest_ms = tick(now + 3600 * 1000)
-    handled = counts["reminded"] + counts["emailed"]
-    bench.log(f"a due tick: {counts}, {due_calls} round trips, slowest call {slowest_ms:.2f} ms")
-    slowest = Measure("ms", [slowest_ms or THRESHOLD_US / 1000], fmt="{:.2f}")
-    if not slowest_ms:
-        slowest = Measure("ms", [THRESHOLD_US / 1000], fmt="< {:.1f}")
+    idle_s, _, idle_calls, _, _ = tick(now)
+    # One due tick per round: each takes the next 1,000 of the 20,000 due entries (the first
+    # reminders come first: they are due before the e-mails). The slowest call of one tick is
+    # one sample of a maximum, so the row gives the median and range over the rounds.
+    handled: list[float] = []
+    seconds: list[float] = []
+    trips: list[float] = []
+    slowest: list[float] = []
+    for _ in range(config.rounds):
+        due_s, counts, due_calls, slowest_ms, command = tick(now + 3600 * 1000)
+        handled.append(counts["reminded"] + counts["emailed"])
+        seconds.append(due_s)
+        trips.append(due_calls)
+        slowest.append(slowest_ms or THRESHOLD_US / 1000)
+        bench.log(
+            f"a due tick: {counts}, {due_calls} round trips, slowest call {slowest_ms:.2f} ms"
+            + (f" ({command.split(' ', 1)[0]})" if command else "")
+        )
+    handled_m = Measure("", handled, fmt="{:,.0f}")
+    slowest_m = Measure("ms", slowest, fmt="{:.2f}")
     return [
         Line(
             row="18",
             work=f"one beat tick of reminders and e-mails at {alerts:,} open alerts "
             f"({indexed:,} index entries), all due: entries handled",
-            project=Measure("", [handled], fmt="{:,.0f}"),
+            project=handled_m,
             goal=f"≤ {cap:,} (bounded)",
-            met=handled <= cap,
-            note=f"{counts['reminded']:,} reminded, {counts['emailed']:,} e-mails written; "
-            f"{due_s:.2f} s, {due_calls:,} round trips",
+            met=at_most(handled_m, cap),
+            note=f"{Measure('s', seconds, fmt='{:.2f}').text()}, "
+            f"{Measure('', trips, fmt='{:,.0f}').text()} round trips, "
+            f"{settings.ALERT_REMINDER_BATCH} entries per script call",
         ),
         Line(
             row="18",
-            work="that tick: slowest single Redis call",
-            project=slowest,
+            work="that tick: slowest single Redis call (slow log at "
+            f"{THRESHOLD_US} µs; median and range over {len(slowest)} tick(s))",
+            project=slowest_m,
             goal=f"≤ {SLOWEST_GOAL_MS:g} ms",
-            met=(slowest_ms or 0) <= SLOWEST_GOAL_MS,
+            met=at_most(slowest_m, SLOWEST_GOAL_MS),
         ),
         Line(
             row="18",

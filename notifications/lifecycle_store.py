@@ -321,6 +321,8 @@ def schedule_followups(warehouse_id: int, notification_id: str, due: dict[str, i
         get_redis().zadd(keys.reminders(warehouse_id), members)
 
 
-def followup_done(warehouse_id: int, kind: str, notification_id: str) -> None:
-    """Take a handed-over entry (an e-mail written to the outbox) out of the index."""
-    get_redis().zrem(keys.reminders(warehouse_id), f"{kind}:{notification_id}")
+def followups_done(warehouse_id: int, kind: str, notification_ids: Sequence[str]) -> None:
+    """Take handed-over entries (e-mails written to the outbox) out of the index, in one call."""
+    if notification_ids:
+        members = [f"{kind}:{notification_id}" for notification_id in notification_ids]
+        get_redis().zrem(keys.reminders(warehouse_id), *members)

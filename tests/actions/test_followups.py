@@ -105,6 +105,33 @@ def test_a_beat_tick_does_a_bounded_amount(
     assert followups.pass_all(at_ms=NOON + 61 * S)["reminded"] == 1
 
 
+def test_one_script_call_reads_at_most_25_entries_and_a_tick_1000(at_noon, warehouse, monkeypatch):
+    """Each Redis call of a tick does a small, fixed amount of work (row 18: its slowest call
+    within 5 ms whatever the number of open alerts), and a tick still takes up to 1,000 due
+    entries, in 40 calls. Entries of alerts that are gone are read and dropped."""
+    reads: list[int] = []
+    run_followups = followups.lifecycle_store.run_followups
+
+    def counted(*args, **kwargs):
+        read, found = run_followups(*args, **kwargs)
+        reads.append(read)
+        return read, found
+
+    monkeypatch.setattr(followups.lifecycle_store, "run_followups", counted)
+    index = keys.reminders(warehouse.pk)
+    redis = followups.lifecycle_store.get_redis()
+    redis.zadd(index, {f"r0:gone-{n}": NOON - n for n in range(1010)})
+
+    followups.pass_warehouse(warehouse.pk, at_ms=NOON)
+
+    assert reads == [25] * 40
+    assert redis.zcard(index) == 10  # the rest wait for the next tick
+    reads.clear()
+    followups.pass_warehouse(warehouse.pk, at_ms=NOON)
+    assert reads == [10]
+    assert redis.zcard(index) == 0
+
+
 def test_nobody_claims_it_the_escalation_role_on_shift_is_emailed_once(
     at_noon, replenishers, warehouse, send, smtp, make_user, supervisors
 ):
@@ -130,6 +157,23 @@ def test_nobody_claims_it_the_escalation_role_on_shift_is_emailed_once(
     assert history(rita, warehouse, sent.id)[-1] == {"event": "emailed", "recipients": 1}
     outbox.settle(OutboxMessage.objects.get(pk=message.pk))  # again: recorded once
     assert [e["event"] for e in history(rita, warehouse, sent.id)].count("emailed") == 1
+
+
+@pytest.mark.single_redis  # reads the server's command counts
+def test_the_emails_handed_over_by_one_call_leave_the_index_in_one_command(
+    at_noon, replenishers, warehouse, send, supervisors, redis
+):
+    for n in range(3):
+        send(f"Replenish A-01-0{n}")
+
+    def zrems() -> int:
+        return int(redis.info("commandstats").get("cmdstat_zrem", {}).get("calls", 0))
+
+    before = zrems()
+    assert followups.pass_warehouse(warehouse.pk, at_ms=NOON + 300 * S)["emailed"] == 3
+    assert zrems() - before == 1  # not one per e-mail (the script removes none of an open alert)
+    assert OutboxMessage.objects.filter(kind="email").count() == 3
+    assert not redis.zcard(keys.reminders(warehouse.pk))
 
 
 def test_off_shift_members_are_not_emailed_unless_it_is_critical(
