@@ -8,7 +8,9 @@
   poll takes it), with a session cookie and with a token, against the floor with the same
   authentication. Each request carries an `If-None-Match` that is no longer current, as the
   page's poll does after a change (web/static/web/js/api.js sends its last ETag).
-- 15: the list's first page of 50 (no `since`, as the page opens), 200 path, against the floor.
+- 15: the list's first page of 50 (no `since`, as the page opens), 200 path, against the floor;
+  and the list's poll with nothing new (`since` its user's latest cursor) on its 200 path (a
+  stale `If-None-Match`, as after a change elsewhere in the warehouse), against the floor.
 - 14 and 15 also against the peer of issue 22, django-notifications-hq 1.8.3 (benchmarks/peer.py:
   its own venv, site and database, under `gunicorn -w 2` too), in the same rounds: its
   `unread_count` for the users with 10,000 and 20 unread (goal: ours ≥ 2x), and its unread list
@@ -118,7 +120,10 @@ def http_rows(
                 ),
             ]
         if "15" in rows:
-            chosen.append(Target("first-page", wsgi, data.first_page_path(), token))
+            chosen += [
+                Target("first-page", wsgi, data.first_page_path(), token),
+                Target("list-idle", wsgi, data.list_path(data.big), {**token, **STALE_ETAG}),
+            ]
         if rival is not None:
             # The peer's users by their session cookies, the peer's only way in.
             big, small = ({"Cookie": rival.cookies[u]} for u in ("big", "small"))
@@ -221,6 +226,14 @@ def http_rows(
             "floor-token",
             f"list, first page of 50, 200 path, {data.big.name}",
             0.5,
+            "floor (token)",
+        )
+        versus(
+            "15",
+            "list-idle",
+            "floor-token",
+            f"list, nothing new, 200 path (stale ETag), {data.big.name}",
+            0.7,
             "floor (token)",
         )
     if rival is not None:
