@@ -17,13 +17,37 @@
 local NOISE_KEEP = 100
 local NOISE_WINDOW = 3600000 * 1024 -- an hour, in cursor units (read_model/ take_cursor)
 
--- Records raises of `slots`, in the order they were raised (their places already written):
--- each one's snapshot, then itself in the log. The log is read and written once however many
--- (a silence's end wakes a batch): each raise moves the hour's window on and counts, per class,
--- what is left in it. Every publish comes here, so the log is read with plain finds (a pattern,
--- a table and a number per word were two fifths of a publish's script time at 100 inboxes):
--- only each word's class is taken out, its raise only where the window starts, and a word
--- kept is copied as it was.
+-- The words of a log `raw` (" <raise>:<class> ..."): where each begins and its class, how many
+-- each class has, and whether `raw` is only such words, one space before each. Plain finds, no
+-- pattern per word (a pattern, a table and a number per word were two fifths of a publish's
+-- script time at 100 inboxes).
+local function noise_log_words(raw)
+  local starts, classes, counts = {}, {}, {}
+  local size, at, n = #raw, 2, 0
+  local regular = string.sub(raw, 1, 1) == ' ' and string.sub(raw, -1) ~= ' '
+  if not regular then at = 1 end
+  while at <= size do
+    local space = string.find(raw, ' ', at, true) or size + 1
+    local colon = string.find(raw, ':', at, true)
+    if colon and colon > at and colon < space - 1 and string.find(raw, '%D', at) == colon then
+      n = n + 1
+      starts[n] = at
+      classes[n] = string.sub(raw, colon + 1, space - 1)
+      counts[classes[n]] = (counts[classes[n]] or 0) + 1
+    else
+      regular = false -- not "<digits>:<class>", or an empty word: it goes
+    end
+    at = space + 1
+  end
+  return starts, classes, counts, regular, n
+end
+
+-- Records raises of `slots`, in the order they were raised (their places already written;
+-- `places`: those places, where the caller has them): each one's snapshot, then itself in the
+-- log. The log is read and written once however many (a silence's end wakes a batch): each
+-- raise moves the hour's window on and counts, per class, what is left in it. Every publish
+-- comes here, so the log's words are copied in runs as they were: only a word's class is
+-- taken out, and its raise only where the window starts.
 local function noise_raise_all(slots, places)
   local raises = {}
   for i, slot in ipairs(slots) do
@@ -33,32 +57,26 @@ local function noise_raise_all(slots, places)
     if class then raises[#raises + 1] = {slot = slot, class = class, level = level, raise = raise} end
   end
   if #raises == 0 then return end
-  -- The log, oldest first: its words "<raise>:<class>" (where each starts, its colon, where it
-  -- ends in `raw`; a raise of `raises` is its word instead), and how many of it each class
-  -- has in the window.
+  -- The log, oldest first: words 1 .. logged of `raw`, then the raises of `raises` (added).
   local raw = redis.call('HGET', KEYS[K.classes], 'q') or ''
-  local starts, colons, ends, of_class, added, counts = {}, {}, {}, {}, {}, {}
-  local at, size = 1, #raw
-  while at <= size do
-    local space = string.find(raw, ' ', at, true) or size + 1
-    local colon = string.find(raw, ':', at, true)
-    -- A word that is not "<digits>:<class>" is left out (none is written so).
-    if colon and colon > at and colon < space - 1 and string.find(raw, '%D', at) == colon then
-      local n = #of_class + 1
-      starts[n], colons[n], ends[n] = at, colon, space - 1
-      of_class[n] = string.sub(raw, colon + 1, space - 1)
-      counts[of_class[n]] = (counts[of_class[n]] or 0) + 1
+  local starts, classes, counts, regular, logged = noise_log_words(raw)
+  if not regular then -- none is written so: its good words, one space before each
+    local words = {}
+    for i = 1, logged do
+      words[i] = string.sub(raw, starts[i], (string.find(raw, ' ', starts[i], true) or 0) - 1)
     end
-    at = space + 1
+    raw = logged > 0 and ' ' .. table.concat(words, ' ') or ''
+    starts, classes, counts, regular, logged = noise_log_words(raw)
   end
+  local added = {}
   local function raised(i)
-    if added[i] then return added[i].raise end
-    return tonumber(string.sub(raw, starts[i], colons[i] - 1))
+    if i > logged then return added[i].raise end
+    return tonumber(string.sub(raw, starts[i], string.find(raw, ':', starts[i], true) - 1))
   end
   local first = 1
   for _, one in ipairs(raises) do
-    while first <= #of_class and one.raise - raised(first) >= NOISE_WINDOW do
-      counts[of_class[first]] = counts[of_class[first]] - 1
+    while first <= #classes and one.raise - raised(first) >= NOISE_WINDOW do
+      counts[classes[first]] = counts[classes[first]] - 1
       first = first + 1
     end
     local snapshot = {}
@@ -73,24 +91,30 @@ local function noise_raise_all(slots, places)
     else
       redis.call('HDEL', KEYS[K.places], 'q:' .. one.slot)
     end
-    local n = #of_class + 1
-    of_class[n], added[n] = one.class, {raise = one.raise, word = text(one.raise) .. ':' .. one.class}
+    local n = #classes + 1
+    classes[n], added[n] = one.class, {raise = one.raise, word = text(one.raise) .. ':' .. one.class}
     counts[one.class] = (counts[one.class] or 0) + 1
   end
   -- What is left in the window, each class's newest NOISE_KEEP, oldest first: a class over it
-  -- loses its oldest ones.
-  local over, kept = {}, {}
+  -- loses its oldest ones. A run of the log's words kept (from `from`) is copied at once.
+  local over, kept, from = {}, {}, nil
   for of, n in pairs(counts) do
     if n > NOISE_KEEP then over[of] = n - NOISE_KEEP end
   end
-  for i = first, #of_class do
-    local of = of_class[i]
-    if over[of] then
-      over[of] = over[of] > 1 and over[of] - 1 or nil
-    else
-      kept[#kept + 1] = added[i] and added[i].word or string.sub(raw, starts[i], ends[i])
+  for i = first, #classes do
+    local of = classes[i]
+    if over[of] or i > logged then
+      if from then
+        kept[#kept + 1] = string.sub(raw, from, i > logged and -1 or starts[i] - 2)
+        from = nil
+      end
+      if over[of] then over[of] = over[of] > 1 and over[of] - 1 or nil
+      else kept[#kept + 1] = added[i].word end
+    elseif not from then
+      from = starts[i]
     end
   end
+  if from then kept[#kept + 1] = string.sub(raw, from) end
   redis.call('HSET', KEYS[K.classes], 'q', ' ' .. table.concat(kept, ' '))
 end
 
