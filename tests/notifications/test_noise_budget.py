@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from notifications import lifecycle, services
+from notifications import keys, lifecycle, services
+from notifications.readmodel import cursor_at, route_class
 from subscriptions.models import MessageType, Subscription
 
 pytestmark = pytest.mark.django_db
@@ -152,6 +153,31 @@ def test_a_re_raise_counts_as_a_raise(floor, warehouse, rep_notice, clock):
     clock.stop_at(1_900_000_000_000 + 60_000)
     lifecycle.reraise(warehouse_id=warehouse.pk, notification_id=ids[0])
     assert listed(clients["rita"], warehouse)[ids[0]]["quiet"] is True
+
+
+def test_the_log_of_raises_keeps_the_hour_and_each_class_s_newest_hundred(
+    floor, redis, warehouse, rep_notice, role, clock
+):
+    """The log a raise rewrites (classes field "q", oldest first): what is older than an hour
+    goes, a class keeps its newest NOISE_KEEP (100), a word not "<raise>:<class>" goes, the
+    others stay as they were; the raise's snapshot counts each class's raises in the hour."""
+    now = 1_900_000_000_000
+    ours, other = route_class([f"r:{role.pk}"]), "0123456789ab"
+    gone = [f"{cursor_at(now - HOUR_MS - i)}:{ours}" for i in (2, 1)]
+    hour = [(cursor_at(now - HOUR_MS + 1_000 * (i + 1)), ours) for i in range(100)]
+    hour += [(cursor_at(now - HOUR_MS + 1_000 * i + 500), other) for i in (10, 50, 99)]
+    kept = [f"{at}:{of}" for at, of in sorted(hour)]
+    redis.hset(
+        keys.classes(warehouse.pk), "q", " " + " ".join([*gone, *kept[:5], "x12:y", *kept[5:]])
+    )
+    clock.stop_at(now)
+
+    result = services.publish(message_type=rep_notice, warehouse=warehouse, title="one more")
+
+    log = redis.hget(keys.classes(warehouse.pk), "q").decode()
+    assert log == " " + " ".join([*kept[1:], f"{result.cursor}:{ours}"])
+    snapshot = redis.hget(keys.places(warehouse.pk), f"q:{result.cursor}").decode()
+    assert snapshot == f" {other}=3 {ours}=100"
 
 
 @pytest.mark.xfail(

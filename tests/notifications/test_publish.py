@@ -7,6 +7,7 @@ from notifications import keys, store
 from notifications.selectors import inbox_page
 from notifications.services import PublishError, publish
 from subscriptions.models import Subscription, subscriber_id
+from tests.redis_commands import commands_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -180,6 +181,35 @@ def test_every_inbox_gets_it_or_none_does(redis, warehouse, rep_notice, make_use
 def _evalsha_calls(redis) -> int:
     stats = redis.info("commandstats")
     return stats.get("cmdstat_evalsha", {}).get("calls", 0)
+
+
+# What a steady publish runs besides one ZADD per inbox (INFO commandstats counts what its script
+# runs, and the EVALSHA): 11 TYPEs (nothing is written unless every key it writes has its type),
+# the directory's version, the subscribers' token and the cursor read and set, the content, id,
+# route, flags, place and expiry written, the class's tallies and count, the open index, the
+# noise log and snapshot, today's two report counts and their expiry, the streams' event. 39
+# before the script stopped reading back the place it had just written (twice).
+PUBLISH_FIXED_COMMANDS = 37
+
+
+@pytest.mark.single_redis
+def test_a_steady_publish_runs_a_zadd_per_inbox_and_a_fixed_few_commands(
+    redis, warehouse, rep_notice, make_user, send
+):
+    for i in range(5):
+        Subscription.objects.create(
+            message_type=rep_notice, warehouse=warehouse, user=make_user(f"op{i}")
+        )
+    for i in range(3):  # steady: the subscribers held, their class and today's reports made
+        send(title=f"n{i}")
+
+    result, spent = commands_of(redis, lambda: send(title="counted"))
+
+    assert result.recipients == 5
+    report = str(dict(spent.most_common()))
+    assert spent["evalsha"] == 1, report  # one round trip
+    assert spent["zadd"] == 5 + 2, report  # the inboxes, the expiry index and the open index
+    assert spent.total() - 5 <= PUBLISH_FIXED_COMMANDS, report
 
 
 def test_steady_state_publish_queries_no_database(warehouse, rep_notice, replenishers, send):

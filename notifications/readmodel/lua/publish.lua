@@ -117,8 +117,8 @@ if ARGV[11] and ARGV[11] ~= '' then
   redis.call('HSET', KEYS[K.flags], c, flag_of(state))
 else
   open_enter(place, c)
-  noise_raise(c)
-  report_reached(c, ARGV[9])
+  noise_raise(c, place)
+  report_reached(c, ARGV[9], place)
 end
 if flap then flap_made(KEYS[FLAPS], flap_field, flap, ARGV[3], window) end
 -- Tell open streams in the same script that delivers: no event without a delivery.

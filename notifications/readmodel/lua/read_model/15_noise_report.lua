@@ -12,9 +12,11 @@
 
 local RAISED_KEYS_KEPT = 1000
 
--- A raise that reached its inboxes (`slot`'s place already written).
-local function report_reached(slot, retention)
-  local class = place_of(slot)
+-- A raise that reached its inboxes (`slot`'s place already written; `place`: that place, where
+-- the caller has it).
+local function report_reached(slot, retention, place)
+  local class
+  if place then class = place_parts(place) else class = place_of(slot) end
   if not class then return end
   local hour = math.floor(NOW / 3600000) % 24
   redis.call('HINCRBY', KEYS[K.noise_hours], hour .. '|' .. class, 1)
