@@ -74,7 +74,8 @@ def items(flat: list[Any], quiet: Collection[int] = ()) -> list[InboxItem]:
         raise ValueError(f"a reply's items are {width} values each, not {len(flat)} in all")
     found = []
     for position, start in enumerate(range(0, len(flat), width), start=1):
-        one = _item(*flat[start : start + width], quiet=position in quiet)
+        cursor, content, read, state, snoozed_until = flat[start : start + width]
+        one = _item(cursor, content, read, state, snoozed_until, quiet=position in quiet)
         if one is not None:
             found.append(one)
     return found
