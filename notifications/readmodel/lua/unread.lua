@@ -157,15 +157,10 @@ while unread_found < scan and looked < most and not (allow_go_on and #chosen >= 
         if #chosen < want then chosen[#chosen + 1] = candidate.slot end
       end
     end
-    if budget > 0 and #unread > 0 then
-      local snapshots = noise_snapshots(unread)
-      for i, slot in ipairs(unread) do
-        if quiet_for(seen, snapshots[slot], budget) then
-          quiet_count = quiet_count + 1
-          local position = i + unread_found - #unread
-          if position <= want then quiet_chosen[#quiet_chosen + 1] = position end
-        end
-      end
+    for _, i in ipairs(quiet_positions(seen, unread, budget)) do
+      quiet_count = quiet_count + 1
+      local position = i + unread_found - #unread
+      if position <= want then quiet_chosen[#quiet_chosen + 1] = position end
     end
   end
 end
@@ -173,9 +168,9 @@ append(reply, {quiet_count, table.concat(quiet_chosen, ' ')})
 
 if #chosen == 0 then return reply end
 local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(chosen))
-local items = {}
+local items = {slot = chosen, cursor = {}, read = {}, changed = {}, snooze = {}}
 for i, slot in ipairs(chosen) do
-  items[i] = {slot = slot, cursor = changed[i] and text(tonumber(changed[i])) or slot, read = false,
-              changed = changed[i] ~= false, snooze = false}
+  items.cursor[i] = changed[i] and text(tonumber(changed[i])) or slot
+  items.read[i], items.changed[i], items.snooze[i] = false, changed[i] ~= false, false
 end
 return append_items(reply, items)

@@ -93,15 +93,16 @@ local function batch_state(user, view, slots, all_gone)
   return own, snoozed, expiries
 end
 
--- Appends to `reply` the ITEM fields of `items` ({slot, cursor, read, changed, snooze} each):
--- their contents in one read, the states of the changed ones in one more (an unchanged one has
--- none).
+-- Appends to `reply` the ITEM fields of the items in `items`, given as columns (`slot`,
+-- `cursor`, `read`, `changed`, `snooze`: item i's are slot[i], cursor[i], ...): their contents
+-- in one read, the states of the changed ones in one more (an unchanged one has none).
 local function append_items(reply, items)
-  if #items == 0 then return reply end
-  local slots, with_state = {}, {}
-  for i, item in ipairs(items) do
-    slots[i] = item.slot
-    if item.changed then with_state[#with_state + 1] = item.slot end
+  local slots, changed = items.slot, items.changed
+  local n = #slots
+  if n == 0 then return reply end
+  local with_state = {}
+  for i = 1, n do
+    if changed[i] then with_state[#with_state + 1] = slots[i] end
   end
   local contents = redis.call('HMGET', KEYS[K.notes], unpack(slots))
   local states_of = {}
@@ -110,9 +111,12 @@ local function append_items(reply, items)
       states_of[with_state[i]] = raw
     end
   end
-  for i, item in ipairs(items) do
-    append(reply, {item.cursor, contents[i], item.read and 1 or 0, states_of[item.slot] or false,
-                   item.snooze})
+  local cursors, reads, snoozes = items.cursor, items.read, items.snooze
+  local at = #reply
+  for i = 1, n do
+    reply[at + 1], reply[at + 2], reply[at + 3] = cursors[i], contents[i], reads[i] and 1 or 0
+    reply[at + 4], reply[at + 5] = states_of[slots[i]] or false, snoozes[i]
+    at = at + ITEM
   end
   return reply
 end
