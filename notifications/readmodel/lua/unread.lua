@@ -42,12 +42,18 @@ local chunk = want + 4
 for _, class in ipairs(class_list) do
   local state, mark = states[class], watermark_in(marks, class)
   -- An entry is raised above the watermark when it sorts after "<watermark, 16 digits>;".
-  local above, entries = pad(mark) .. ';', string.gmatch(state.rest, '%S+')
+  local above, rest, at = pad(mark) .. ';', state.rest, 1
   local list, taken, last = {class = class, mark = mark}, 0, nil
-  -- The listed ones above the watermark (split only as far as the merge takes them); when
-  -- every listed one was above it and the class holds more, it goes on below the last.
+  -- The listed ones above the watermark (split only as far as the merge takes them, at their
+  -- spaces); when every listed one was above it and the class holds more, it goes on below the
+  -- last.
   list.next = function()
-    local entry = entries()
+    local entry
+    while not entry and at <= #rest do
+      local space = string.find(rest, ' ', at, true) or #rest + 1
+      if space > at then entry = string.sub(rest, at, space - 1) end
+      at = space + 1
+    end
     if not entry then
       if last and taken == state.listed and taken < open_total(state) then
         list.below = string.sub(last, 1, 16)
