@@ -80,7 +80,7 @@ local function look_up(asked)
   local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
   local placed = {}
   for i, slot in ipairs(slots) do
-    if changed[i] or tonumber(slot) <= highest_mark then placed[#placed + 1] = i end
+    if changed[i] or (highest_mark > 0 and tonumber(slot) <= highest_mark) then placed[#placed + 1] = i end
   end
   if #placed > 0 then
     local fields = {}
@@ -136,7 +136,7 @@ while emitted < limit and (a or b) do
   if b == nil or (a ~= nil and a_n < b_n) then
     reached = a
     -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
-    local at = info(a)
+    local at = known[a] or info(a)
     if not f_changed[at] and not f_expired[at] then
       local read = read_here(at, a_n)
       if include_read or not read then
@@ -149,7 +149,7 @@ while emitted < limit and (a or b) do
     a, a_n = next_plain(boxes)
   else
     reached = b_cursor
-    local at = info(b)
+    local at = known[b] or info(b)
     -- Visible: its class is one of the user's (one published before the read model: in one of
     -- their inboxes).
     local class, _, raise = nil, nil, tonumber(b)

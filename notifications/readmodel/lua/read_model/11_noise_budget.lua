@@ -98,21 +98,18 @@ end
 local function quiet_for(seen, snapshot, budget) return quiet_judge(seen, budget)(snapshot) end
 
 -- Of `slots`, the positions (1-based, in order) of those that came quietly to a user seeing the
--- classes `seen` (a set) under `budget` (0: off): their snapshots in one read, each different
--- snapshot judged once (quiet_for; many slots of an hour share one).
+-- classes `seen` (a set) under `budget` (0: off): their snapshots in one read, judged as
+-- quiet_for does (a snapshot the same as the one before it is not judged again: in a busy hour
+-- many in a row are, every class's count having reached NOISE_KEEP).
 local function quiet_positions(seen, slots, budget)
   local positions = {}
   if budget <= 0 or #slots == 0 then return positions end
   local fields = {}
   for i = 1, #slots do fields[i] = 'q:' .. slots[i] end
-  local judge, judged = quiet_judge(seen, budget), {}
+  local judge, last, quiet = quiet_judge(seen, budget), nil, false
   for i, snapshot in ipairs(redis.call('HMGET', KEYS[K.places], unpack(fields))) do
     if snapshot then
-      local quiet = judged[snapshot]
-      if quiet == nil then
-        quiet = judge(snapshot)
-        judged[snapshot] = quiet
-      end
+      if snapshot ~= last then last, quiet = snapshot, judge(snapshot) end
       if quiet then positions[#positions + 1] = i end
     end
   end
