@@ -45,8 +45,8 @@ local floor = since
 if not include_read and #class_list > 0 then
   local lowest
   for _, class in ipairs(class_list) do
-    local mark = watermark_in(marks, class)
-    if not lowest or mark < lowest then lowest = mark end
+    local watermark = watermark_in(marks, class)
+    if not lowest or watermark < lowest then lowest = watermark end
   end
   if lowest > floor then floor = lowest end
 end
@@ -119,9 +119,9 @@ local function read_here(at, raise)
 end
 
 -- The page's items, as columns (append_items).
-local shown = {slot = {}, cursor = {}, read = {}, changed = {}, snooze = {}}
+local shown = {slot = {}, cursor = {}, read = {}, changed = {}, snoozed = {}}
 local s_slot, s_cursor, s_read, s_changed, s_snooze =
-  shown.slot, shown.cursor, shown.read, shown.changed, shown.snooze
+  shown.slot, shown.cursor, shown.read, shown.changed, shown.snoozed
 local next_since = ARGV[7]
 local a, a_n = next_plain(boxes)
 local b, b_cursor, b_n = next_change(changes)

@@ -40,10 +40,10 @@ local scan = (budget > 0 and want > 0) and math.max(tonumber(ARGV[9] or '0'), wa
 local lists = {}
 local chunk = want + 4
 for _, class in ipairs(class_list) do
-  local state, mark = states[class], watermark_in(marks, class)
+  local state, watermark = states[class], watermark_in(marks, class)
   -- An entry is raised above the watermark when it sorts after "<watermark, 16 digits>;".
-  local above, rest, at = pad(mark) .. ';', state.rest, 1
-  local list, taken, last = {class = class, mark = mark}, 0, nil
+  local above, rest, at = pad(watermark) .. ';', state.rest, 1
+  local list, taken, last = {class = class, watermark = watermark}, 0, nil
   -- The listed ones above the watermark (split only as far as the merge takes them, at their
   -- spaces); when every listed one was above it and the class holds more, it goes on below the
   -- last.
@@ -88,12 +88,12 @@ end
 
 -- A class whose listed ones are used up goes on in its open index, severity by severity.
 local function go_on(list)
-  local class, below, mark = list.class, list.below, list.mark
+  local class, below, watermark = list.class, list.below, list.watermark
   list.below = nil
   -- Below the user's mute floor nothing is unread for them: those ranges are not read at all.
   for level = view.floor, 2 do
     local head = class .. ':' .. level
-    local top, bottom = '(' .. head .. ':' .. below, '[' .. head .. ':' .. pad(mark + 1)
+    local top, bottom = '(' .. head .. ':' .. below, '[' .. head .. ':' .. pad(watermark + 1)
     local range = pager(function()
       local found = redis.call('ZREVRANGEBYLEX', KEYS[K.open], top, bottom, 'LIMIT', 0, chunk)
       if #found > 0 then top = '(' .. found[#found] end
@@ -201,9 +201,9 @@ append(reply, {quiet_count, table.concat(quiet_chosen, ' ')})
 
 if #chosen == 0 then return reply end
 local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(chosen))
-local items = {slot = chosen, cursor = {}, read = {}, changed = {}, snooze = {}}
+local items = {slot = chosen, cursor = {}, read = {}, changed = {}, snoozed = {}}
 for i, slot in ipairs(chosen) do
   items.cursor[i] = changed[i] and text(tonumber(changed[i])) or slot
-  items.read[i], items.changed[i], items.snooze[i] = false, changed[i] ~= false, false
+  items.read[i], items.changed[i], items.snoozed[i] = false, changed[i] ~= false, false
 end
 return append_items(reply, items)

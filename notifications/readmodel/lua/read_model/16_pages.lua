@@ -103,7 +103,7 @@ local function batch_state(user, view, slots, all_gone)
 end
 
 -- Appends to `reply` the ITEM fields of the items in `items`, given as columns (`slot`,
--- `cursor`, `read`, `changed`, `snooze`: item i's are slot[i], cursor[i], ...): their contents
+-- `cursor`, `read`, `changed`, `snoozed`: item i's are slot[i], cursor[i], ...): their contents
 -- in one read, the states of the changed ones in one more (an unchanged one has none).
 local function append_items(reply, items)
   local slots, changed = items.slot, items.changed
@@ -120,7 +120,7 @@ local function append_items(reply, items)
       states_of[with_state[i]] = raw
     end
   end
-  local cursors, reads, snoozes = items.cursor, items.read, items.snooze
+  local cursors, reads, snoozes = items.cursor, items.read, items.snoozed
   local at = #reply
   for i = 1, n do
     reply[at + 1], reply[at + 2], reply[at + 3] = cursors[i], contents[i], reads[i] and 1 or 0
