@@ -80,7 +80,9 @@ local function look_up(asked)
   local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
   local placed = {}
   for i, slot in ipairs(slots) do
-    if changed[i] or (highest_mark > 0 and tonumber(slot) <= highest_mark) then placed[#placed + 1] = i end
+    if changed[i] or (highest_mark > 0 and tonumber(slot) <= highest_mark) then
+      placed[#placed + 1] = i
+    end
   end
   if #placed > 0 then
     local fields = {}
