@@ -45,8 +45,8 @@ local floor = since
 if not include_read and #class_list > 0 then
   local lowest
   for _, class in ipairs(class_list) do
-    local mark = watermark_in(marks, class)
-    if not lowest or mark < lowest then lowest = mark end
+    local watermark = watermark_in(marks, class)
+    if not lowest or watermark < lowest then lowest = watermark end
   end
   if lowest > floor then floor = lowest end
 end
@@ -58,55 +58,72 @@ local changes = changes_after(ARGV[7], chunk)
 -- next (`upcoming`, as many as it has room for) that are not known yet, one read of each kind
 -- per batch (its change and the user's field; its place when a watermark may cover it or it
 -- changed; the user's snooze when they have some; its expiry when some expired and are not
--- swept yet).
-local known = {}
+-- swept yet). A known slot's facts are at its number (known[slot]) in the columns below: it
+-- changed, its place (nil: not read or none), the user's field (nil: none), their snooze
+-- (false: none), expired.
+local known, known_n = {}, 0
+local f_changed, f_place, f_own, f_snooze, f_expired = {}, {}, {}, {}, {}
 local emitted, looked = 0, 0
 local function look_up(asked)
-  local slots = {}
+  local first = known_n + 1
+  local slots = {asked}
+  known_n = first
+  known[asked] = first
   local room = math.min(limit - emitted, budget - looked) + 1
-  local function want_one(slot)
+  for _, slot in ipairs(upcoming(boxes, changes, room)) do
     if not known[slot] then
-      known[slot] = {}
+      known_n = known_n + 1
+      known[slot] = known_n
       slots[#slots + 1] = slot
     end
   end
-  want_one(asked)
-  for _, slot in ipairs(upcoming(boxes, changes, room)) do want_one(slot) end
-  if #slots == 0 then return end
   local changed = redis.call('ZMSCORE', KEYS[K.changes], unpack(slots))
-  local placed, places = {}, {}
+  local placed = {}
   for i, slot in ipairs(slots) do
-    if changed[i] or tonumber(slot) <= highest_mark then placed[#placed + 1] = slot end
+    if changed[i] or (highest_mark > 0 and tonumber(slot) <= highest_mark) then
+      placed[#placed + 1] = i
+    end
   end
   if #placed > 0 then
-    for i, place in ipairs(redis.call('HMGET', KEYS[K.places], unpack(placed))) do
-      places[placed[i]] = place
+    local fields = {}
+    for j, i in ipairs(placed) do fields[j] = slots[i] end
+    for j, place in ipairs(redis.call('HMGET', KEYS[K.places], unpack(fields))) do
+      f_place[first + placed[j] - 1] = place or nil
     end
   end
   local own, snoozed, expiries = batch_state(user, view, slots, all_gone)
+  local some_expired, expiry_read = view.expired, view.expired and not all_gone
   for i, slot in ipairs(slots) do
-    local expired
-    if view.expired and all_gone then expired = gone[slot] or false
-    elseif view.expired then expired = not expiries[i] or tonumber(expiries[i]) <= NOW
-    else expired = false end
-    known[slot] = {changed = changed[i] ~= false, place = places[slot] or nil, own = own[i] or nil,
-                   snooze = snoozed[i] or false, expired = expired}
+    local at = first + i - 1
+    local expired = false
+    if expiry_read then expired = not expiries[i] or tonumber(expiries[i]) <= NOW
+    elseif some_expired then expired = gone[slot] or false end
+    f_changed[at], f_own[at], f_snooze[at], f_expired[at] = changed[i] ~= false, own[i] or nil,
+                                                             snoozed[i] or false, expired
   end
 end
 
 local function info(slot)
-  if not known[slot] then look_up(slot) end
-  return known[slot]
+  local at = known[slot]
+  if not at then
+    look_up(slot)
+    at = known[slot]
+  end
+  return at
 end
 
--- Read for the user, at `raise` (a slot published before the read model has no place: no class;
--- one above every watermark needs none).
-local function read_here(facts, raise)
-  local class = raise <= highest_mark and facts.place and string.match(facts.place, '^(.-):') or nil
-  return read_by(marks, class, raise, facts.own, facts.snooze ~= false)
+-- Read for the user, of the slot known at `at`, at `raise` (a slot published before the read
+-- model has no place: no class; one above every watermark needs none).
+local function read_here(at, raise)
+  local place = f_place[at]
+  local class = raise <= highest_mark and place and string.match(place, '^(.-):') or nil
+  return read_by(marks, class, raise, f_own[at], f_snooze[at] ~= false)
 end
 
-local shown = {}
+-- The page's items, as columns (append_items).
+local shown = {slot = {}, cursor = {}, read = {}, changed = {}, snoozed = {}}
+local s_slot, s_cursor, s_read, s_changed, s_snooze =
+  shown.slot, shown.cursor, shown.read, shown.changed, shown.snoozed
 local next_since = ARGV[7]
 local a, a_n = next_plain(boxes)
 local b, b_cursor, b_n = next_change(changes)
@@ -121,29 +138,30 @@ while emitted < limit and (a or b) do
   if b == nil or (a ~= nil and a_n < b_n) then
     reached = a
     -- Unchanged ones: open, never changed; shown unless expired (or read, when unread only).
-    local facts = info(a)
-    if not facts.changed and not facts.expired then
-      local read = read_here(facts, a_n)
+    local at = known[a] or info(a)
+    if not f_changed[at] and not f_expired[at] then
+      local read = read_here(at, a_n)
       if include_read or not read then
-        shown[#shown + 1] = {slot = a, cursor = a, read = read, changed = facts.changed,
-                             snooze = facts.snooze}
         emitted = emitted + 1
+        s_slot[emitted], s_cursor[emitted], s_read[emitted] = a, a, read
+        s_changed[emitted], s_snooze[emitted] = false, f_snooze[at]
         next_since = a
       end
     end
     a, a_n = next_plain(boxes)
   else
     reached = b_cursor
-    local facts = info(b)
+    local at = known[b] or info(b)
     -- Visible: its class is one of the user's (one published before the read model: in one of
     -- their inboxes).
     local class, _, raise = nil, nil, tonumber(b)
-    if facts.place then class, _, raise = place_parts(facts.place) end
+    local place = f_place[at]
+    if place then class, _, raise = place_parts(place) end
     local visible_here = (class and seen[class]) or (not class and visible(b, FIRST_OWN))
-    if visible_here and not facts.expired and (include_read or not facts.snooze) then
-      shown[#shown + 1] = {slot = b, cursor = b_cursor, read = read_here(facts, raise),
-                           changed = facts.changed, snooze = facts.snooze}
+    if visible_here and not f_expired[at] and (include_read or not f_snooze[at]) then
       emitted = emitted + 1
+      s_slot[emitted], s_cursor[emitted], s_read[emitted] = b, b_cursor, read_here(at, raise)
+      s_changed[emitted], s_snooze[emitted] = f_changed[at], f_snooze[at]
       next_since = b_cursor
     end
     b, b_cursor, b_n = next_change(changes)
@@ -158,16 +176,8 @@ if ARGV[11] == '1' then
   end
 end
 local reply = view_head('page', counts, view.version)
-local slots = {}
-for i, one in ipairs(shown) do slots[i] = one.slot end
 -- Which came quietly to the user: the page's snapshots in one read.
-local quiet, budget = {}, tonumber(ARGV[12] or '0')
-if budget > 0 then
-  local snapshots = noise_snapshots(slots)
-  for i, slot in ipairs(slots) do
-    if quiet_for(seen, snapshots[slot], budget) then quiet[#quiet + 1] = i end
-  end
-end
+local quiet = quiet_positions(seen, s_slot, tonumber(ARGV[12] or '0'))
 -- Stopped before the newest change (the page is full, or it ended early to bound its work):
 -- the client is not caught up, and asks again from next_since.
 append(reply, {next_since, (a or b) and 1 or 0, oldest or '', table.concat(quiet, ' ')})

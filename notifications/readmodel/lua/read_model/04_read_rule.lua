@@ -56,8 +56,8 @@ end
 
 -- For many users of one slot at once (three calls): {user = read?}.
 local function read_by_users(users, slot, class, raise)
-  local answer = {}
-  if #users == 0 then return answer end
+  local found = {}
+  if #users == 0 then return found end
   local owns, members = {}, {}
   for i, user in ipairs(users) do
     owns[i] = user .. ':' .. slot
@@ -67,7 +67,7 @@ local function read_by_users(users, slot, class, raise)
   local own = redis.call('HMGET', KEYS[K.reads], unpack(owns))
   local snoozed = redis.call('ZMSCORE', KEYS[K.snoozes], unpack(members))
   for i, user in ipairs(users) do
-    answer[user] = read_by(parse_marks(marks[i]), class, raise, own[i] or nil, snoozed[i] ~= false)
+    found[user] = read_by(parse_marks(marks[i]), class, raise, own[i] or nil, snoozed[i] ~= false)
   end
-  return answer
+  return found
 end

@@ -19,9 +19,10 @@ local NEWEST = 24
 -- <listed> <entry> ...": its entries are only split where a caller needs them.
 local function parse_open(raw)
   if not raw then return {counts = {0, 0, 0}, listed = 0, rest = ''} end
-  local info, warning, critical, listed, rest = string.match(raw, '^(%d+) (%d+) (%d+) (%d+) ?(.*)$')
+  -- (The entries are cut off at their position: a pattern would go through them char by char.)
+  local info, warning, critical, listed, at = string.match(raw, '^(%d+) (%d+) (%d+) (%d+) ?()')
   return {counts = {tonumber(info), tonumber(warning), tonumber(critical)}, listed = tonumber(listed),
-          rest = rest}
+          rest = at and string.sub(raw, at)}
 end
 
 local function open_total(state) return state.counts[1] + state.counts[2] + state.counts[3] end

@@ -122,30 +122,45 @@ end
 -- has it): its snapshot, then itself in the log.
 local function noise_raise(slot, place) noise_raise_all({slot}, {place}) end
 
--- Quiet for a user seeing the classes `seen` (a set): a slot whose snapshot is `snapshot`
--- (places field "q:<slot>", or nil), under `budget` (0: off).
-local function quiet_for(seen, snapshot, budget)
-  if budget <= 0 or not snapshot then return false end
-  local total = 0
-  for of, n in string.gmatch(snapshot, '(%S+)=(%d+)') do
-    if seen[of] then
-      total = total + tonumber(n)
-      if total >= budget then return true end
+-- Quiet for a user seeing the classes `seen` (a set), under `budget` (0: off): a function that
+-- says of a slot's snapshot (places field "q:<slot>", or nil) whether it came quietly to them:
+-- the counts of their classes in it add up to the budget or more.
+local function quiet_judge(seen, budget)
+  local needles = {}
+  for class in pairs(seen) do needles[#needles + 1] = ' ' .. class .. '=' end
+  return function(snapshot)
+    if budget <= 0 or not snapshot then return false end
+    local total = 0
+    for i = 1, #needles do
+      local _, at = string.find(snapshot, needles[i], 1, true)
+      if at then
+        total = total + tonumber(string.match(snapshot, '^%d+', at + 1))
+        if total >= budget then return true end
+      end
     end
+    return false
   end
-  return false
 end
 
--- The snapshots of `slots` (one read): {slot = snapshot or nil}.
-local function noise_snapshots(slots)
-  local found = {}
-  if #slots == 0 then return found end
+local function quiet_for(seen, snapshot, budget) return quiet_judge(seen, budget)(snapshot) end
+
+-- Of `slots`, the positions (1-based, in order) of those that came quietly to a user seeing the
+-- classes `seen` (a set) under `budget` (0: off): their snapshots in one read, judged as
+-- quiet_for does (a snapshot the same as the one before it is not judged again: in a busy hour
+-- many in a row are, every class's count having reached NOISE_KEEP).
+local function quiet_positions(seen, slots, budget)
+  local positions = {}
+  if budget <= 0 or #slots == 0 then return positions end
   local fields = {}
-  for i, slot in ipairs(slots) do fields[i] = 'q:' .. slot end
-  for i, raw in ipairs(redis.call('HMGET', KEYS[K.places], unpack(fields))) do
-    if raw then found[slots[i]] = raw end
+  for i = 1, #slots do fields[i] = 'q:' .. slots[i] end
+  local judge, last, quiet = quiet_judge(seen, budget), nil, false
+  for i, snapshot in ipairs(redis.call('HMGET', KEYS[K.places], unpack(fields))) do
+    if snapshot then
+      if snapshot ~= last then last, quiet = snapshot, judge(snapshot) end
+      if quiet then positions[#positions + 1] = i end
+    end
   end
-  return found
+  return positions
 end
 
 -- A slot's snapshot goes with it (the sweep). When the warehouse's last class went, the log

@@ -19,13 +19,15 @@ end
 -- as a number (each inbox's head is read as a number once); nil at the end.
 local function next_plain(boxes)
   local best, best_n
-  for _, box in ipairs(boxes) do
-    local h = head_of(box)
+  for i = 1, #boxes do
+    local box = boxes[i]
+    local h = box.buf[box.pos] or head_of(box)
     if h ~= box.h then box.h, box.n = h, h and tonumber(h) end
     if h and (not best_n or box.n < best_n) then best, best_n = h, box.n end
   end
   if not best then return nil end
-  for _, box in ipairs(boxes) do
+  for i = 1, #boxes do
+    local box = boxes[i]
     if box.h == best then box.pos = box.pos + 1 end
   end
   return best, best_n
@@ -55,21 +57,28 @@ end
 -- What a page may take next without taking it: the `room` lowest of the inboxes' read-ahead
 -- (merged; each inbox's are in order) and the next `room` of the changes' read-ahead.
 local function upcoming(boxes, changes, room)
-  local found, at, heads = {}, {}, {}
-  for b, box in ipairs(boxes) do
-    at[b] = box.pos
-    heads[b] = box.buf[box.pos] and tonumber(box.buf[box.pos])
-  end
-  for _ = 1, room do
-    local low
-    for b in ipairs(boxes) do
-      if heads[b] and (not low or heads[b] < heads[low]) then low = b end
+  local found = {}
+  if #boxes == 1 then
+    -- One inbox: its read-ahead as it is.
+    local box = boxes[1]
+    for i = box.pos, math.min(#box.buf, box.pos + room - 1) do found[#found + 1] = box.buf[i] end
+  else
+    local at, heads = {}, {}
+    for b, box in ipairs(boxes) do
+      at[b] = box.pos
+      heads[b] = box.buf[box.pos] and tonumber(box.buf[box.pos])
     end
-    if not low then break end
-    local box = boxes[low]
-    found[#found + 1] = box.buf[at[low]]
-    at[low] = at[low] + 1
-    heads[low] = box.buf[at[low]] and tonumber(box.buf[at[low]])
+    for _ = 1, room do
+      local low
+      for b in ipairs(boxes) do
+        if heads[b] and (not low or heads[b] < heads[low]) then low = b end
+      end
+      if not low then break end
+      local box = boxes[low]
+      found[#found + 1] = box.buf[at[low]]
+      at[low] = at[low] + 1
+      heads[low] = box.buf[at[low]] and tonumber(box.buf[at[low]])
+    end
   end
   for i = changes.pos, math.min(#changes.buf, changes.pos + 2 * room - 1), 2 do
     found[#found + 1] = changes.buf[i]
@@ -93,15 +102,16 @@ local function batch_state(user, view, slots, all_gone)
   return own, snoozed, expiries
 end
 
--- Appends to `reply` the ITEM fields of `items` ({slot, cursor, read, changed, snooze} each):
--- their contents in one read, the states of the changed ones in one more (an unchanged one has
--- none).
+-- Appends to `reply` the ITEM fields of the items in `items`, given as columns (`slot`,
+-- `cursor`, `read`, `changed`, `snoozed`: item i's are slot[i], cursor[i], ...): their contents
+-- in one read, the states of the changed ones in one more (an unchanged one has none).
 local function append_items(reply, items)
-  if #items == 0 then return reply end
-  local slots, with_state = {}, {}
-  for i, item in ipairs(items) do
-    slots[i] = item.slot
-    if item.changed then with_state[#with_state + 1] = item.slot end
+  local slots, changed = items.slot, items.changed
+  local n = #slots
+  if n == 0 then return reply end
+  local with_state = {}
+  for i = 1, n do
+    if changed[i] then with_state[#with_state + 1] = slots[i] end
   end
   local contents = redis.call('HMGET', KEYS[K.notes], unpack(slots))
   local states_of = {}
@@ -110,9 +120,12 @@ local function append_items(reply, items)
       states_of[with_state[i]] = raw
     end
   end
-  for i, item in ipairs(items) do
-    append(reply, {item.cursor, contents[i], item.read and 1 or 0, states_of[item.slot] or false,
-                   item.snooze})
+  local cursors, reads, snoozes = items.cursor, items.read, items.snoozed
+  local at = #reply
+  for i = 1, n do
+    reply[at + 1], reply[at + 2], reply[at + 3] = cursors[i], contents[i], reads[i] and 1 or 0
+    reply[at + 4], reply[at + 5] = states_of[slots[i]] or false, snoozes[i]
+    at = at + ITEM
   end
   return reply
 end
