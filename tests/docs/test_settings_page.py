@@ -126,3 +126,68 @@ def test_every_variable_the_code_reads_is_documented():
 
 def test_every_documented_variable_is_read_by_the_code():
     assert documented() - set(read_by_the_code()) == set()
+
+
+def literal_defaults() -> dict[str, object]:
+    """Variable -> the literal `default=` of its django-environ read (`env.int("X",
+    default=25)`), where the code gives one."""
+    found: dict[str, object] = {}
+    for path in product_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func = node.func
+            is_env = (isinstance(func, ast.Name) and func.id == "env") or (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "env"
+                and func.attr in ENV_READERS
+            )
+            name = _name_of(node.args[0], {}) if is_env else None
+            if name is None:
+                continue
+            for keyword in node.keywords:
+                if keyword.arg == "default" and isinstance(keyword.value, ast.Constant):
+                    found[name] = keyword.value.value
+    return found
+
+
+def documented_defaults() -> dict[str, str]:
+    """Variable -> its default on the page, where a row names as many plain values in its
+    second column as variables in its first (`X`, `Y` | `10`, `25`)."""
+    found: dict[str, str] = {}
+    for line in PAGE.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| `"):
+            continue
+        cells = line.split("|")
+        names = re.findall(r"`([A-Z][A-Z0-9_]*)`", cells[1])
+        values = re.findall(r"`([^`]*)`", cells[2])
+        if names and len(values) == len(names):
+            found.update(zip(names, values, strict=True))
+    return found
+
+
+def _same(code: object, page: str) -> bool:
+    if isinstance(code, bool):
+        return page.lower() in {str(code).lower(), "1" if code else "0"}
+    if isinstance(code, int | float):
+        try:
+            return float(page.replace(",", "")) == float(code)
+        except ValueError:
+            return False
+    return page == str(code)
+
+
+def test_the_page_gives_each_numeric_default_the_code_gives():
+    """A default changed in the code and not on the page (or the other way round) is found:
+    ALERT_REMINDER_BATCH's went from 100 to 25 while the page's row for another setting
+    changed instead."""
+    code = literal_defaults()
+    page = documented_defaults()
+    compared = [name for name in page if name in code and isinstance(code[name], int | float)]
+    assert len(compared) > 40
+    wrong = {
+        name: (code[name], page[name]) for name in compared if not _same(code[name], page[name])
+    }
+    assert wrong == {}, "code default vs the page's"
