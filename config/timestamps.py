@@ -35,20 +35,7 @@ def iso(value: datetime) -> str:
 
 
 def iso_ms(ms: int) -> str:
-    """Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `iso` gives). Every
-    answer shows each notification's times, so the text of the last SECONDS_KEPT seconds is
-    kept (a page's notifications share a few): a second's text never changes."""
-    second, milliseconds = divmod(int(ms), 1000)
-    head = _seconds.get(second)
-    if head is None:
-        value = EPOCH + timedelta(seconds=second)
-        head = value.isoformat(timespec="seconds")[:-6] + "."  # "+00:00" -> "."
-        if len(_seconds) >= SECONDS_KEPT:
-            _seconds.clear()  # simpler than an LRU, and a miss only costs one formatting
-        _seconds[second] = head
-    return f"{head}{milliseconds:03d}Z"
-
-
-# iso_ms's memory, per process: a second's text, about 100 bytes each.
-SECONDS_KEPT = 4096
-_seconds: dict[int, str] = {}
+    """Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (what `iso` gives), made
+    without strftime: every answer shows each notification's times."""
+    value = EPOCH + timedelta(milliseconds=int(ms))
+    return value.isoformat(timespec="milliseconds")[:-6] + "Z"  # "+00:00" -> "Z"

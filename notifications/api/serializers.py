@@ -26,6 +26,7 @@ from ..domain import (
     HistoryEntry,
     InboxItem,
     InboxPage,
+    Notification,
     Severity,
     Status,
     UnreadSummary,
@@ -328,14 +329,7 @@ def notification_dict(
     life = item.state
     snoozed = item.snoozed_until_ms
     answer = {
-        "id": str(n.id),
-        "message_type": str(n.message_type),
-        "warehouse": int(n.warehouse),
-        "title": str(n.title),
-        "body": str(n.body),
-        "data": n.data,
-        "created_at": iso_ms(n.created_at_ms),
-        "expires_at": iso_ms(n.expires_at_ms),
+        **_own_keys(n),
         "read": bool(item.read),
         "cursor": int(item.cursor),
     }
@@ -343,7 +337,7 @@ def notification_dict(
         # Never changed since publishing (most items of a page): Lifecycle.initial's values,
         # without making one.
         answer.update(_UNCHANGED)
-        answer["severity"] = str(Severity(n.severity))
+        answer["severity"] = _SEVERITY.get(n.severity) or str(Severity(n.severity))
     else:
         answer.update(
             severity=str(life.severity),
@@ -364,6 +358,36 @@ def notification_dict(
         hooks.actions.of(n.message_type) if actions is None else actions, n.data
     )
     return answer
+
+
+def _own_keys(n: Notification) -> dict[str, Any]:
+    """NotificationOutput's keys that are the notification's own, whoever reads it (`id` to
+    `expires_at`). Polls show the same recent notifications over and over (parsed once each,
+    domain.Notification.from_json), so these are made once per parsed notification, for the
+    last OWN_KEYS_KEPT: found by the notification itself, they cannot be stale."""
+    kept = _own.get(id(n))
+    if kept is not None and kept[0] is n:
+        return kept[1]
+    own = {
+        "id": str(n.id),
+        "message_type": str(n.message_type),
+        "warehouse": int(n.warehouse),
+        "title": str(n.title),
+        "body": str(n.body),
+        "data": n.data,
+        "created_at": iso_ms(n.created_at_ms),
+        "expires_at": iso_ms(n.expires_at_ms),
+    }
+    if len(_own) >= OWN_KEYS_KEPT:
+        _own.clear()  # simpler than an LRU, and a miss only costs making them
+    _own[id(n)] = (n, own)  # the notification kept with them: its id is not reused meanwhile
+    return own
+
+
+# _own_keys's memory, per process: as many as domain.PARSED_KEPT, a few hundred bytes each.
+OWN_KEYS_KEPT = 4096
+_own: dict[int, tuple[Notification, dict[str, Any]]] = {}
+_SEVERITY = {str(severity.value): str(severity) for severity in Severity}
 
 
 # The lifecycle keys of an item never changed since publishing, in NotificationOutput's order
