@@ -398,12 +398,17 @@ def warehouse_by_code(code: str) -> Any | None:
 
 def active_warehouse(warehouse_id: int) -> Any | None:
     """The active warehouse with this id (a new instance), or None."""
-    row = _warehouse_rows().get(int(warehouse_id))
-    if row is None or not row.get("is_active"):
+    if not is_active_warehouse(warehouse_id):
         return None
     from subscriptions.models import Warehouse
 
-    return row.build(Warehouse)
+    return _warehouse_rows()[int(warehouse_id)].build(Warehouse)
+
+
+def is_active_warehouse(warehouse_id: int) -> bool:
+    """Whether a warehouse with this id exists and is active (no instance made)."""
+    row = _warehouse_rows().get(int(warehouse_id))
+    return row is not None and bool(row.get("is_active"))
 
 
 def message_type(code: str) -> Any | None:

@@ -85,7 +85,7 @@ def basis(
     roles = ",".join(map(str, role_ids))
     user: Any = request.user
     return Basis(
-        before=f"{kind}|{query.warehouse.pk}|{rest}|{user.pk}|{roles}|",
+        before=f"{kind}|{query.warehouse_id}|{rest}|{user.pk}|{roles}|",
         after="|" + (request.accepted_media_type or ""),
         tags=tags_of(request.META.get("HTTP_IF_NONE_MATCH", "")),
     )

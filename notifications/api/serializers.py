@@ -76,8 +76,14 @@ def _plain_number(raw: object, low: int, high: int) -> int | None:
 
 
 def _plain_warehouse(params: Mapping[str, Any]) -> Warehouse | None:
-    pk = _plain_number(params.get("warehouse"), 1, 2**63 - 1)
+    pk = _plain_warehouse_id(params)
     return directory.active_warehouse(pk) if pk is not None else None
+
+
+def _plain_warehouse_id(params: Mapping[str, Any]) -> int | None:
+    """The `warehouse` parameter when it is the plain id of an active warehouse, else None."""
+    pk = _plain_number(params.get("warehouse"), 1, 2**63 - 1)
+    return pk if pk is not None and directory.is_active_warehouse(pk) else None
 
 
 def warehouse_from_query(params: Mapping[str, Any]) -> Warehouse:
@@ -114,7 +120,7 @@ class PollQuery:
     """A poll's query, parsed once (`inbox_query`, `unread_query`): what the selector is asked
     and what the answer's ETag hashes (api/etags.py)."""
 
-    warehouse: Warehouse
+    warehouse_id: int  # an active warehouse's (the poll's hot path makes no instance of it)
     since: int | None = None  # None: the look-back (selectors.lookback_since)
     limit: int = PAGE_DEFAULT
     include_read: bool = False
@@ -122,7 +128,7 @@ class PollQuery:
     def validated_data(self) -> dict[str, Any]:
         """As `InboxQuery(data=...).validated_data` gives it (no `since` when none was sent)."""
         found: dict[str, Any] = {
-            "warehouse": self.warehouse,
+            "warehouse": directory.warehouse(self.warehouse_id),
             "limit": self.limit,
             "include_read": self.include_read,
         }
@@ -135,7 +141,7 @@ def inbox_query(params: Mapping[str, Any]) -> PollQuery:
     """`InboxQuery`'s validated data. A query of plain values (ids and numbers in range,
     `true`/`false`/`1`/`0`) is read as it is, the poll's hot path; anything else goes through
     the fields, for the same values and errors (tests/config/test_query_params.py compares)."""
-    warehouse = _plain_warehouse(params)
+    warehouse = _plain_warehouse_id(params)
     limit_raw = params.get("limit")
     limit = PAGE_DEFAULT if limit_raw is None else _plain_number(limit_raw, 1, PAGE_MAX)
     flag = params.get("include_read")
@@ -150,17 +156,20 @@ def inbox_query(params: Mapping[str, Any]) -> PollQuery:
     ):
         found = validated(InboxQuery, params)
         return PollQuery(
-            warehouse=found["warehouse"],
+            warehouse_id=found["warehouse"].pk,
             since=found.get("since"),
             limit=found["limit"],
             include_read=found["include_read"],
         )
-    return PollQuery(warehouse=warehouse, since=since, limit=limit, include_read=include_read)
+    return PollQuery(warehouse_id=warehouse, since=since, limit=limit, include_read=include_read)
 
 
 def unread_query(params: Mapping[str, Any]) -> PollQuery:
     """The unread summary's query (its warehouse alone), as `WarehouseQuery` validates it."""
-    return PollQuery(warehouse=warehouse_from_query(params))
+    found = _plain_warehouse_id(params)
+    if found is None:
+        found = validated(WarehouseQuery, params)["warehouse"].pk
+    return PollQuery(warehouse_id=found)
 
 
 class MarkReadInput(WarehouseQuery):

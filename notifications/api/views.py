@@ -63,7 +63,7 @@ class NotificationListView(HeldDirectoryMixin, NotificationAPIView):
             query,
             lambda role_ids, condition: selectors.inbox_page_if_changed(
                 user=signed_in(request),
-                warehouse_id=query.warehouse.pk,
+                warehouse_id=query.warehouse_id,
                 since=since,
                 limit=query.limit,
                 include_read=query.include_read,
@@ -109,7 +109,7 @@ class UnreadView(HeldDirectoryMixin, NotificationAPIView):
             query,
             lambda role_ids, condition: selectors.unread_summary_if_changed(
                 user=signed_in(request),
-                warehouse_id=query.warehouse.pk,
+                warehouse_id=query.warehouse_id,
                 if_none_match=condition,
                 role_ids=role_ids,
             ),
