@@ -243,8 +243,10 @@ def test_an_instance_from_the_cache_is_as_loaded_from_the_database(warehouse, re
         assert [getattr(cached, f.attname) for f in fields] == [
             getattr(stored, f.attname) for f in fields
         ]
+        assert cached is not None
         assert (cached._state.adding, cached._state.db) == (False, "default")
     again = directory.message_type(rep_notice.code)
+    assert again is not None
     assert again is not directory.message_type(rep_notice.code)
     again.name = "Renamed"
     again.save()
