@@ -24,7 +24,11 @@ class Severity(StrEnum):
     @property
     def level(self) -> int:
         """0, 1, 2: the digit the flags hash stores (see keys.flags)."""
-        return list(Severity).index(self)
+        return _LEVELS[self]
+
+
+# Each severity's place on the ladder (the order the class lists them in).
+_LEVELS = {severity: level for level, severity in enumerate(Severity)}
 
 
 class Status(StrEnum):

@@ -227,3 +227,28 @@ def test_holding_users_already_held_reads_only_the_roles_missing(make_user, role
             assert directory.role_ids(nina) == [role.pk]
             directory.hold_users([nina.pk])
         assert len(captured) == 0
+
+
+def test_an_instance_from_the_cache_is_as_loaded_from_the_database(warehouse, rep_notice):
+    """Each call gives a new instance with the row's values, marked as loaded (saving it
+    updates the row, never inserts one)."""
+    from subscriptions.models import MessageType, Warehouse
+
+    for cached, stored in (
+        (directory.message_type(rep_notice.code), MessageType.objects.get(pk=rep_notice.pk)),
+        (directory.warehouse(warehouse.pk), Warehouse.objects.get(pk=warehouse.pk)),
+        (directory.warehouse_by_code(warehouse.code), Warehouse.objects.get(pk=warehouse.pk)),
+    ):
+        fields = type(stored)._meta.concrete_fields
+        assert [getattr(cached, f.attname) for f in fields] == [
+            getattr(stored, f.attname) for f in fields
+        ]
+        assert cached is not None
+        assert (cached._state.adding, cached._state.db) == (False, "default")
+    again = directory.message_type(rep_notice.code)
+    assert again is not None
+    assert again is not directory.message_type(rep_notice.code)
+    again.name = "Renamed"
+    again.save()
+    assert MessageType.objects.filter(code=rep_notice.code).count() == 1
+    assert MessageType.objects.get(pk=rep_notice.pk).name == "Renamed"

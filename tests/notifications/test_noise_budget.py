@@ -180,6 +180,36 @@ def test_the_log_of_raises_keeps_the_hour_and_each_class_s_newest_hundred(
     assert snapshot == f" {other}=3 {ours}=100"
 
 
+@pytest.mark.parametrize(
+    "bad",
+    ["12:", ":ab", "1a:b", "", "12 :ab", "abc", "7:x y:z", "  ", "3:b:c:"],
+)
+def test_a_log_word_that_is_not_a_raise_goes_and_the_others_stay(
+    floor, redis, warehouse, rep_notice, role, clock, bad
+):
+    """Each word of the log must be "<digits>:<class>", one space before each: the rewrite
+    drops any other (an empty class, no digits, a letter among them, an empty word) and keeps
+    the good ones and their counts; a class may hold a colon ("3:b:c:" is a raise of "b:c:")."""
+    now = 1_900_000_000_000
+    ours = route_class([f"r:{role.pk}"])
+    good = [f"{cursor_at(now - 1_000 * i)}:{ours}" for i in (3, 2, 1)]
+    redis.hset(keys.classes(warehouse.pk), "q", f" {good[0]} {bad} {good[1]} {good[2]} ")
+    clock.stop_at(now)
+
+    result = services.publish(message_type=rep_notice, warehouse=warehouse, title="one more")
+
+    survivors = [word for word in bad.split(" ") if word.split(":", 1)[0].isdigit()]
+    survivors = [w for w in survivors if len(w.split(":", 1)) == 2 and w.split(":", 1)[1]]
+    log = redis.hget(keys.classes(warehouse.pk), "q").decode()
+    assert log == " " + " ".join([good[0], *survivors, *good[1:], f"{result.cursor}:{ours}"])
+    snapshot = redis.hget(keys.places(warehouse.pk), f"q:{result.cursor}").decode()
+    counted = {f"{ours}": 3}
+    for word in survivors:
+        of = word.split(":", 1)[1]
+        counted[of] = counted.get(of, 0) + 1
+    assert snapshot == " " + " ".join(sorted(f"{of}={n}" for of, n in counted.items()))
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="Known gap: once no stored alert goes to a set of inboxes (all swept), the read "
