@@ -399,17 +399,22 @@ def warehouse_by_code(code: str) -> Any | None:
 
 def active_warehouse(warehouse_id: int) -> Any | None:
     """The active warehouse with this id (a new instance), or None."""
-    if not is_active_warehouse(warehouse_id):
+    row = _active_warehouse_row(warehouse_id)
+    if row is None:
         return None
     from subscriptions.models import Warehouse
 
-    return _warehouse_rows()[int(warehouse_id)].build(Warehouse)
+    return row.build(Warehouse)
 
 
 def is_active_warehouse(warehouse_id: int) -> bool:
     """Whether a warehouse with this id exists and is active (no instance made)."""
+    return _active_warehouse_row(warehouse_id) is not None
+
+
+def _active_warehouse_row(warehouse_id: int) -> Row | None:
     row = _warehouse_rows().get(int(warehouse_id))
-    return row is not None and bool(row.get("is_active"))
+    return row if row is not None and row.get("is_active") else None
 
 
 def message_type(code: str) -> Any | None:

@@ -311,7 +311,7 @@ def _hand_over_due(now: dt.datetime) -> int:
     since = now - dt.timedelta(seconds=settings.SHIFT_HANDOVER_LOOKBACK_SECONDS)
     plan: list[tuple[ShiftEntry, Occurrence]] = []
     for warehouse_id, shifts in cache.schedule().by_warehouse.items():
-        if directory_cache.active_warehouse(warehouse_id) is None:
+        if not directory_cache.is_active_warehouse(warehouse_id):
             continue
         for shift in shifts:
             plan.extend((shift, o) for o in schedule.ended_between(shift.times, since, now))

@@ -107,7 +107,7 @@ def identify(
     in steady state), a session from the session store."""
     with directory.scope():  # within identify_all's scope: the version read once for all
         user = authenticate(headers, sessions)
-        active = warehouse_id is not None and directory.active_warehouse(warehouse_id) is not None
+        active = warehouse_id is not None and directory.is_active_warehouse(warehouse_id)
         return user, directory.role_ids(user), active
 
 
@@ -166,7 +166,7 @@ def recheck_all(
                 allowed = token is not None and token.user.pk == user_id and token.user.is_active
             else:
                 allowed = directory.user_is_active(user_id)
-            if allowed and directory.active_warehouse(warehouse_id) is not None:
+            if allowed and directory.is_active_warehouse(warehouse_id):
                 verdicts.append(directory.role_ids(User(pk=user_id)))
             else:
                 verdicts.append(None)

@@ -75,11 +75,6 @@ def _plain_number(raw: object, low: int, high: int) -> int | None:
     return None
 
 
-def _plain_warehouse(params: Mapping[str, Any]) -> Warehouse | None:
-    pk = _plain_warehouse_id(params)
-    return directory.active_warehouse(pk) if pk is not None else None
-
-
 def _plain_warehouse_id(params: Mapping[str, Any]) -> int | None:
     """The `warehouse` parameter when it is the plain id of an active warehouse, else None."""
     pk = _plain_number(params.get("warehouse"), 1, 2**63 - 1)
@@ -90,7 +85,8 @@ def warehouse_from_query(params: Mapping[str, Any]) -> Warehouse:
     """The `warehouse` query parameter as `WarehouseQuery` validates it. A plain id of an
     active warehouse is taken as it is (a poll's hot path); anything else goes through the
     fields (config/validation.py), for the same errors."""
-    found = _plain_warehouse(params)
+    pk = _plain_number(params.get("warehouse"), 1, 2**63 - 1)
+    found = directory.active_warehouse(pk) if pk is not None else None
     if found is None:
         found = validated(WarehouseQuery, params)["warehouse"]
     return found

@@ -15,13 +15,15 @@
 --   08_lifecycle     changes of status (SPEC 7) and the report's counts
 --   09_etag          a user's view: the ETag short-cut
 --   10_silences_mutes  held back by a planned silence (SPEC 17)
---   11_noise_budget  what came quietly to whom (SPEC 17)
+--   11_noise_log     the noise budget's log of raises and each raise's snapshot (SPEC 17)
+--   11_quiet         what came quietly to whom: a snapshot judged for a user (SPEC 17)
 --   12_told_loudly   whom to push, remind or ring for (SPEC 17): the one rule
 --   13_flapping      a key that flaps raises its latest alert again (SPEC 17)
 --   14_claims        claims that expire (SPEC 17)
 --   15_noise_report  the noise report's counts (SPEC 17)
 --   16_pages         pages of a user's view: inboxes and changes read in chunks, a batch's
 --                    read state, the items shown (list, unread)
+--   17_unread_candidates  the newest unread's candidates: class lists merged by raise (unread)
 -- KEYS[1..23] a warehouse's keys, at the positions of K below in every script that takes this
 --          prelude (notifications/readmodel/layout.py WAREHOUSE builds them in this order);
 --          a script's own KEYS start at KEYS[FIRST_OWN].
