@@ -27,7 +27,8 @@ def publish(
     guard: Guard,
     answer: str,
 ) -> PublishReply:
-    """One call of lua/publish.lua (its header names `args`: ARGV[3..14]), its reply decoded."""
+    """One call of lua/publish.lua (its header names `args`: ARGV[3..14]; ARGV[15], the route, is
+    `subscribers` joined), its reply decoded."""
     reply = scripts.PUBLISH.run(
         [
             *layout.warehouse_keys(warehouse_id, now_ms),
@@ -35,7 +36,7 @@ def publish(
             keys.flaps(warehouse_id),
             *keys.inboxes(warehouse_id, subscribers),
         ],
-        [now_ms, token, *args],
+        [now_ms, token, *args, " ".join(subscribers)],
         guard=guard,
         answer=answer,
         version=version,
