@@ -42,18 +42,22 @@ logger = logging.getLogger(__name__)
 EMAIL_IDS = uuid.UUID("6f1c2a52-7d0e-4d55-9a57-31d7d1c0e5a1")
 
 
+# What a publish's follow-ups are made from: the fields of its message type, in this order.
+_FOLLOW_UPS = ("remind_every_seconds", "remind_max", "email_after_seconds")
+
+
 def after_publish(published: Published) -> None:
     """Index the first reminder and the e-mail of a new notification whose type has them."""
     notification = published.notification
-    message_type = directory.message_type(notification.message_type)
-    if message_type is None:
+    found = directory.message_type_values(notification.message_type, _FOLLOW_UPS)
+    if found is None:
         return
+    every, most, email_after = found
     due: dict[str, int] = {}
-    every = message_type.remind_every_seconds
-    if every and message_type.remind_max > 0:
+    if every and most > 0:
         due["r0"] = notification.created_at_ms + every * 1000
-    if message_type.email_after_seconds:
-        due["e"] = notification.created_at_ms + message_type.email_after_seconds * 1000
+    if email_after:
+        due["e"] = notification.created_at_ms + email_after * 1000
     lifecycle_store.schedule_followups(notification.warehouse, notification.id, due)
 
 

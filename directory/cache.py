@@ -417,15 +417,28 @@ def _active_warehouse_row(warehouse_id: int) -> Row | None:
     return row if row is not None and row.get("is_active") else None
 
 
-def message_type(code: str) -> Any | None:
-    """The message type with this code, active or not (a new instance), or None."""
+def _message_type_rows() -> dict[str, Row]:
     from subscriptions.models import MessageType
 
     rows: dict[str, Row] = _table(
         "message_types", lambda: {t.code: Row.of(t) for t in MessageType.objects.all()}
     )
-    row = rows.get(code)
+    return rows
+
+
+def message_type(code: str) -> Any | None:
+    """The message type with this code, active or not (a new instance), or None."""
+    from subscriptions.models import MessageType
+
+    row = _message_type_rows().get(code)
     return None if row is None else row.build(MessageType)
+
+
+def message_type_values(code: str, names: Sequence[str]) -> tuple[Any, ...] | None:
+    """Fields of the message type with this code, by attribute name (no instance made: a
+    publish's follow-ups read three), or None when there is no such type."""
+    row = _message_type_rows().get(code)
+    return None if row is None else tuple(row.get(name) for name in names)
 
 
 def held(name: str, load: Callable[[], Any]) -> Any:

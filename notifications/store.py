@@ -125,7 +125,7 @@ def deliver(
     pair = (warehouse_id, message_type_id)
     guard = guard or idempotency.Guard.none(keys.sequence(warehouse_id))
     token, subscribers, route = subscriber_cache.entry(pair)
-    if not set(extra_inboxes) <= set(subscribers):
+    if extra_inboxes and not set(extra_inboxes) <= set(subscribers):
         subscribers = tuple(sorted({*subscribers, *extra_inboxes}))
         route = route_class(subscribers)
     reply = delivery.publish(

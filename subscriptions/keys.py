@@ -5,11 +5,28 @@ live in one slot and a Lua script or MULTI may touch several of them. Stored key
 deploys: tests/subscriptions/test_keys.py pins these exact strings.
 """
 
+from __future__ import annotations
+
 from django.conf import settings
+
+
+class WarehouseId(int):
+    """A warehouse id that carries its prefix, made once, for code that names many of its keys
+    at once (a read-model script's 23): every key function takes it as the id it is."""
+
+    prefix: str
+
+    @classmethod
+    def of(cls, warehouse_id: int) -> WarehouseId:
+        made = cls(warehouse_id)
+        made.prefix = f"{settings.WMS_REDIS_PREFIX}:{{wh:{int(warehouse_id)}}}"
+        return made
 
 
 def warehouse_prefix(warehouse_id: int) -> str:
     """`wms:{wh:<id>}`: the start of every key that belongs to one warehouse."""
+    if type(warehouse_id) is WarehouseId:
+        return warehouse_id.prefix
     return f"{settings.WMS_REDIS_PREFIX}:{{wh:{int(warehouse_id)}}}"
 
 

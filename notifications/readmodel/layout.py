@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from subscriptions.keys import WarehouseId
+
 from .. import keys
 
 DAY_MS = 86_400_000
@@ -51,8 +53,8 @@ def report_day(ms: int) -> int:
 
 def warehouse_keys(warehouse_id: int, now_ms: int) -> tuple[str, ...]:
     """KEYS[1 .. FIRST_OWN - 1] of every read-model script for this warehouse at `now_ms`."""
-    day = report_day(now_ms)
-    return tuple(build(warehouse_id, day) for _, build in WAREHOUSE)
+    day, warehouse = report_day(now_ms), WarehouseId.of(warehouse_id)
+    return tuple(build(warehouse, day) for _, build in WAREHOUSE)
 
 
 def key(warehouse_id: int, name: str) -> str:

@@ -252,3 +252,15 @@ def test_an_instance_from_the_cache_is_as_loaded_from_the_database(warehouse, re
     again.save()
     assert MessageType.objects.filter(code=rep_notice.code).count() == 1
     assert MessageType.objects.get(pk=rep_notice.pk).name == "Renamed"
+
+
+def test_a_message_types_values_are_read_without_an_instance_and_follow_a_change(rep_notice):
+    names = ("remind_every_seconds", "remind_max", "email_after_seconds")
+    assert directory.message_type_values("NO_SUCH_TYPE", names) is None
+    stored = directory.message_type(rep_notice.code)
+    assert directory.message_type_values(rep_notice.code, names) == tuple(
+        getattr(stored, name) for name in names
+    )
+    rep_notice.remind_every_seconds, rep_notice.remind_max = 60, 2
+    rep_notice.save()
+    assert directory.message_type_values(rep_notice.code, names)[:2] == (60, 2)
