@@ -350,3 +350,28 @@ def test_a_raise_whose_kept_counts_are_not_its_log_s_counts_the_log(
     log, counted, (size, last, beside) = log_and_counts(redis, warehouse)
     assert log == model.text()
     assert (size, last, beside) == (len(log), log.split(" ")[-1], counted)
+
+
+@pytest.mark.parametrize("counted", [False, True])
+def test_the_sweep_trims_the_log_when_the_warehouse_s_last_class_goes(
+    floor, redis, warehouse, rep_notice, clock, counted
+):
+    """Once the last alert is swept, the log keeps only the past hour's raises and its counts
+    go: also in a warehouse counted by recount.lua (classes field "layout")."""
+    now = 1_900_000_000_000
+    clock.stop_at(now)
+    for title in ("early", "late"):
+        services.publish(message_type=rep_notice, warehouse=warehouse, title=title, ttl_seconds=5)
+    if counted:
+        redis.hset(keys.classes(warehouse.pk), "layout", "counts")
+    log = redis.hget(keys.classes(warehouse.pk), "q")
+
+    services.expire_warehouse(warehouse.pk, at_ms=now + 60_000)
+    left = {f.decode(): v for f, v in redis.hgetall(keys.classes(warehouse.pk)).items()}
+    assert left == {"q": log, **({"layout": b"counts"} if counted else {})}
+
+    clock.stop_at(now + 2 * HOUR_MS)
+    services.publish(message_type=rep_notice, warehouse=warehouse, title="then", ttl_seconds=5)
+    services.expire_warehouse(warehouse.pk, at_ms=now + 4 * HOUR_MS)
+    left = {f.decode(): v for f, v in redis.hgetall(keys.classes(warehouse.pk)).items()}
+    assert left == ({"layout": b"counts"} if counted else {})

@@ -6,6 +6,8 @@
 -- time. Instead, each raise (publish, re-raise, escalation) records:
 --   classes field "q": the warehouse's recent raises, " <raise cursor>:<class> ..." oldest
 --     first, those less than an hour before the newest raise, at most NOISE_KEEP per class;
+--   classes field "qn": beside it, its counts per class (noise_save), so that a raise reads
+--     only the words leaving the hour instead of counting them all;
 --   places field "q:<slot>": its snapshot, " <class>=<n> ...": how many raises each class had
 --     in the hour before this raise (at most NOISE_KEEP each; no field when there were none,
 --     or when it is critical: a critical alert is never quiet; only an escalation, which is a
@@ -151,7 +153,8 @@ local function noise_raise_counted(slot, class, level, raise, raw, tally)
     else
       local start = colon -- its raise's first digit
       while string.byte(raw, start - 1) ~= 32 do start = start - 1 end
-      log = string.sub(raw, at - 1, start - 2) .. string.sub(raw, colon + #class + 1) .. ' ' .. word
+      log = string.sub(raw, at - 1, start - 2) .. string.sub(raw, colon + #class + 1)
+        .. ' ' .. word
     end
   else
     log = string.sub(raw, at - 1) .. ' ' .. word
@@ -236,7 +239,8 @@ end
 -- is the log's (noise_raise_counted); otherwise word by word.
 local function noise_raise(slot, place)
   local class, level, raise
-  if place then class, level, raise = place_parts(place) else class, level, raise = place_of(slot) end
+  if place then class, level, raise = place_parts(place)
+  else class, level, raise = place_of(slot) end
   if not class then return end
   if string.find(class, '^%x+$') then
     local got = redis.call('HMGET', KEYS[K.classes], 'q', 'qn')
