@@ -147,6 +147,10 @@ FAMILIES: tuple[KeyFamily, ...] = (
             Field("o:<class>", "its open counts by severity and its newest open ones"),
             Field("m:<class>", "who holds a watermark of it"),
             Field("q", "the log of recent raises, `<raise cursor>:<class> …` (noise budget)"),
+            Field(
+                "qn",
+                "the log's counts per class, `<byte length of q> <its last word> <class>=<n> …`",
+            ),
             Field("layout", "`counts` once recount.lua counted the warehouse"),
         ),
     ),

@@ -228,3 +228,150 @@ def test_a_raise_counts_after_its_alert_was_swept(
     services.expire_warehouse(warehouse.pk, at_ms=1_900_000_000_000 + 120_000)
     ids = raise_alerts(warehouse, rep_notice, 2, start=5)
     assert listed(clients["ralf"], warehouse)[ids[1]]["quiet"] is True
+
+
+WINDOW = HOUR_MS * 1024  # an hour in cursor units
+KEEP = 100
+
+
+class LogModel:
+    """The log of raises as SPEC 17 wants it, kept simply: every raise in order; a raise's
+    snapshot counts each class's raises less than an hour before it (at most KEEP each), and
+    the log holds those less than an hour before the newest, each class's newest KEEP."""
+
+    def __init__(self, words: list[tuple[int, str]]) -> None:
+        self.words = list(words)
+
+    def raised(self, raise_: int, of: str, critical: bool = False) -> str | None:
+        self.words = [(at, c) for at, c in self.words if raise_ - at < WINDOW]
+        counts: dict[str, int] = {}
+        for _, c in self.words:
+            counts[c] = counts.get(c, 0) + 1
+        self.words.append((raise_, of))
+        for c in counts:
+            mine = [w for w in self.words if w[1] == c]
+            self.words = [w for w in self.words if w[1] != c or w in mine[-KEEP:]]
+        if critical or not counts:
+            return None
+        return " " + " ".join(sorted(f"{c}={min(n, KEEP)}" for c, n in counts.items()))
+
+    def text(self) -> str:
+        return " " + " ".join(f"{at}:{c}" for at, c in self.words)
+
+
+def log_and_counts(redis, warehouse) -> tuple[str, dict[str, int], tuple[int, str, dict]]:
+    """The log (classes field "q"), its words counted per class, and the counts kept beside
+    it (field "qn": its byte length, its last word, per class)."""
+    log, beside = (v.decode() for v in redis.hmget(keys.classes(warehouse.pk), "q", "qn"))
+    counted: dict[str, int] = {}
+    for word in log.split(" ")[1:]:
+        of = word.split(":", 1)[1]
+        counted[of] = counted.get(of, 0) + 1
+    size, last, *rest = beside.split(" ")
+    return (
+        log,
+        counted,
+        (int(size), last, dict((c, int(n)) for c, n in (r.split("=") for r in rest))),
+    )
+
+
+def test_many_raises_keep_the_log_and_its_counts_as_a_simple_model_does(
+    floor, redis, warehouse, rep_notice, role, users_extra, clock
+):
+    """From a log with two classes interleaved (ours full at 100), 170 raises of two real
+    classes, some critical: 120 a quarter of a minute apart (ours stays over 100 and loses its
+    oldest, wherever it is), then further apart, once after two hours (the log empties). After
+    each, the log, the raise's snapshot and the counts kept beside the log are what the model
+    says (oldest first, the hour's window, each class's newest 100)."""
+    brief, theirs = users_extra
+    now = 1_900_000_000_000
+    ours, other = route_class([f"r:{role.pk}"]), "0123456789ab"
+    seeded = [(cursor_at(now - HOUR_MS + 20_000 * i), ours) for i in range(1, 101)]
+    seeded += [(cursor_at(now - HOUR_MS + 20_000 * i + 7_000), other) for i in range(0, 150, 5)]
+    seeded.sort()
+    model = LogModel(seeded)
+    redis.hset(keys.classes(warehouse.pk), "q", model.text())
+    at = now
+    for step in range(170):
+        at += 15_000 if step < 120 else 2 * HOUR_MS if step == 150 else 100_000
+        clock.stop_at(at)
+        critical = step % 7 == 3
+        kind, of = (brief, theirs) if step % 5 == 2 else (rep_notice, ours)
+        result = services.publish(
+            message_type=kind,
+            warehouse=warehouse,
+            title=f"n{step}",
+            severity="critical" if critical else "info",
+        )
+        expected = model.raised(result.cursor, of, critical)
+        snapshot = redis.hget(keys.places(warehouse.pk), f"q:{result.cursor}")
+        assert (snapshot.decode() if snapshot else None) == expected, step
+        log, counted, (size, last, beside) = log_and_counts(redis, warehouse)
+        assert log == model.text(), step
+        assert (size, last, beside) == (len(log.encode()), log.split(" ")[-1], counted), step
+
+
+@pytest.fixture
+def users_extra(floor, warehouse):
+    """ralf's own subscription of another type, and its class."""
+    _, users = floor
+    brief = ralf_also_receives(users, warehouse, "BRIEF", ttl_seconds=86_400)
+    return brief, route_class([f"r:{Group.objects.get(name='night').pk}"])
+
+
+@pytest.mark.parametrize("stale", ["missing", "longer", "same length, another last word"])
+def test_a_raise_whose_kept_counts_are_not_its_log_s_counts_the_log(
+    floor, redis, warehouse, rep_notice, role, clock, stale
+):
+    """The counts beside the log (classes field "qn") are used only while they are the log's
+    (its length and last word): a log written otherwise is counted word by word again."""
+    now = 1_900_000_000_000
+    ours, other = route_class([f"r:{role.pk}"]), "0123456789ab"
+    clock.stop_at(now)
+    raise_alerts(warehouse, rep_notice, 3)
+    log, counted, (_, last, beside) = log_and_counts(redis, warehouse)
+    assert beside == counted == {ours: 3}
+    words = log.split(" ")[1:]
+    if stale == "missing":
+        redis.hdel(keys.classes(warehouse.pk), "qn")
+        words.insert(1, f"{cursor_at(now - 5)}:{other}")
+    elif stale == "longer":
+        words.insert(1, f"{cursor_at(now - 5)}:{other}")
+    else:
+        words[-1] = words[-1].split(":")[0] + ":" + other
+    redis.hset(keys.classes(warehouse.pk), "q", " " + " ".join(words))
+    model = LogModel([(int(at), of) for at, of in (w.split(":") for w in words)])
+    clock.stop_at(now + 1_000)
+
+    result = services.publish(message_type=rep_notice, warehouse=warehouse, title="one more")
+
+    expected = model.raised(result.cursor, ours)
+    assert redis.hget(keys.places(warehouse.pk), f"q:{result.cursor}").decode() == expected
+    log, counted, (size, last, beside) = log_and_counts(redis, warehouse)
+    assert log == model.text()
+    assert (size, last, beside) == (len(log), log.split(" ")[-1], counted)
+
+
+@pytest.mark.parametrize("counted", [False, True])
+def test_the_sweep_trims_the_log_when_the_warehouse_s_last_class_goes(
+    floor, redis, warehouse, rep_notice, clock, counted
+):
+    """Once the last alert is swept, the log keeps only the past hour's raises and its counts
+    go: also in a warehouse counted by recount.lua (classes field "layout")."""
+    now = 1_900_000_000_000
+    clock.stop_at(now)
+    for title in ("early", "late"):
+        services.publish(message_type=rep_notice, warehouse=warehouse, title=title, ttl_seconds=5)
+    if counted:
+        redis.hset(keys.classes(warehouse.pk), "layout", "counts")
+    log = redis.hget(keys.classes(warehouse.pk), "q")
+
+    services.expire_warehouse(warehouse.pk, at_ms=now + 60_000)
+    left = {f.decode(): v for f, v in redis.hgetall(keys.classes(warehouse.pk)).items()}
+    assert left == {"q": log, **({"layout": b"counts"} if counted else {})}
+
+    clock.stop_at(now + 2 * HOUR_MS)
+    services.publish(message_type=rep_notice, warehouse=warehouse, title="then", ttl_seconds=5)
+    services.expire_warehouse(warehouse.pk, at_ms=now + 4 * HOUR_MS)
+    left = {f.decode(): v for f, v in redis.hgetall(keys.classes(warehouse.pk)).items()}
+    assert left == ({"layout": b"counts"} if counted else {})
