@@ -264,7 +264,14 @@ class LuaScript:
             batch.script(self, keys=keys, args=args)
             return batch.execute()[0]
         client = client if client is not None else get_redis()
-        return self.registered()(keys=list(keys), args=list(args), client=client)
+        script = self.registered()
+        # EVALSHA itself (redis-py's Script does the same through three more layers): a node
+        # that does not know the script answers NOSCRIPT, and it is loaded and sent again.
+        try:
+            return client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            script.sha = client.script_load(self.source)
+            return client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
 
 # --- Batches ---------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
@@ -126,6 +126,13 @@ class Row:
         )
 
 
+class WarehouseRows(NamedTuple):
+    """Every warehouse's row, by id and by code (a publish names its warehouse by code)."""
+
+    by_id: dict[int, Row]
+    by_code: dict[str, Row]
+
+
 @dataclass(frozen=True)
 class TokenEntry:
     token: Row
@@ -140,7 +147,7 @@ class _Cache:
         self.tokens: dict[str, TokenEntry] = {}
         self.roles: dict[int, tuple[int, ...]] = {}
         self.users: dict[int, Row | None] = {}  # a session's user by id (None: no such user)
-        self.warehouses: dict[int, Row] | None = None  # every warehouse by id
+        self.warehouses: WarehouseRows | None = None  # every warehouse, by id and by code
         self.message_types: dict[str, Row] | None = None  # every message type by code
         self.extras: dict[str, Any] = {}  # what features hold on the same version (`held`)
 
@@ -253,7 +260,7 @@ def held_token_access(key: str, warehouse_id: int) -> HeldAccess | None:
         return None
     if not entry.user.get("is_active"):
         return None  # the usual way says why
-    row = warehouses.get(int(warehouse_id))
+    row = warehouses.by_id.get(int(warehouse_id))
     return HeldAccess(
         snapshot=Snapshot(version, confirmed=False),
         user=entry.user.build(User),
@@ -359,7 +366,7 @@ def user_is_active(user_id: int) -> bool:
     return row is not None and bool(row.get("is_active"))
 
 
-def _table(name: Literal["warehouses", "message_types"], read: Callable[[], dict[Any, Row]]) -> Any:
+def _table(name: Literal["warehouses", "message_types"], read: Callable[[], Any]) -> Any:
     """Every row of a table the cache holds whole (its attribute `name`), `read` from the
     database when it holds none yet."""
     cache, version = checked()
@@ -370,13 +377,19 @@ def _table(name: Literal["warehouses", "message_types"], read: Callable[[], dict
     return rows
 
 
-def _warehouse_rows() -> dict[int, Row]:
+def _warehouse_table() -> WarehouseRows:
     from subscriptions.models import Warehouse
 
-    rows: dict[int, Row] = _table(
-        "warehouses", lambda: {w.pk: Row.of(w) for w in Warehouse.objects.all()}
-    )
-    return rows
+    def read() -> WarehouseRows:
+        by_id = {w.pk: Row.of(w) for w in Warehouse.objects.all()}
+        return WarehouseRows(by_id, {row.get("code"): row for row in by_id.values()})
+
+    table: WarehouseRows = _table("warehouses", read)
+    return table
+
+
+def _warehouse_rows() -> dict[int, Row]:
+    return _warehouse_table().by_id
 
 
 def warehouse(warehouse_id: int) -> Any | None:
@@ -391,10 +404,8 @@ def warehouse_by_code(code: str) -> Any | None:
     """The warehouse with this code, active or not (a new instance), or None."""
     from subscriptions.models import Warehouse
 
-    for row in _warehouse_rows().values():
-        if row.get("code") == code:
-            return row.build(Warehouse)
-    return None
+    row = _warehouse_table().by_code.get(code)
+    return None if row is None else row.build(Warehouse)
 
 
 def active_warehouse(warehouse_id: int) -> Any | None:

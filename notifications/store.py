@@ -153,7 +153,7 @@ def deliver(
         ],
         version=confirmed_writes.check(keys.sequence(warehouse_id)),
         guard=guard,
-        answer=publish_answer(notification, recipients=len(subscribers)),
+        answer=publish_answer(notification, recipients=len(subscribers)) if guard.active else "",
     )
     return Delivery(reply, subscribers)
 

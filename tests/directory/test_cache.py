@@ -264,3 +264,13 @@ def test_a_message_types_values_are_read_without_an_instance_and_follow_a_change
     rep_notice.remind_every_seconds, rep_notice.remind_max = 60, 2
     rep_notice.save()
     assert directory.message_type_values(rep_notice.code, names)[:2] == (60, 2)
+
+
+def test_a_warehouse_is_found_by_its_code_and_not_by_its_old_one(warehouse):
+    old = warehouse.code
+    assert directory.warehouse_by_code(old).pk == warehouse.pk
+    warehouse.code = f"{old}X"
+    warehouse.save()
+    assert directory.warehouse_by_code(old) is None
+    assert directory.warehouse_by_code(f"{old}X").pk == warehouse.pk
+    assert directory.warehouse_by_code("NO-SUCH") is None
