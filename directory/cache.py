@@ -408,6 +408,19 @@ def warehouse_by_code(code: str) -> Any | None:
     return None if row is None else row.build(Warehouse)
 
 
+def warehouse_values(
+    names: Sequence[str], *, warehouse_id: int | None = None, code: str | None = None
+) -> tuple[Any, ...] | None:
+    """Fields of the warehouse with this id or this code, by attribute name (no instance made:
+    a publish reads three), or None when there is no such warehouse."""
+    table = _warehouse_table()
+    if warehouse_id is not None:
+        row = table.by_id.get(int(warehouse_id))
+    else:
+        row = table.by_code.get(code or "")
+    return None if row is None else tuple(row.get(name) for name in names)
+
+
 def active_warehouse(warehouse_id: int) -> Any | None:
     """The active warehouse with this id (a new instance), or None."""
     row = _active_warehouse_row(warehouse_id)

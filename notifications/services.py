@@ -7,7 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -40,15 +40,46 @@ class PublishError(Invalid, ValueError):
         super().__init__(message, field=field, code=code)
 
 
-def resolve_message_type(message_type: MessageType | str) -> MessageType:
+class PublishedType(NamedTuple):
+    """What a publish reads of its message type (from the directory, no instance made)."""
+
+    pk: int
+    code: str
+    is_active: bool
+    default_ttl_seconds: int
+    default_severity: str
+    escalate_after_seconds: int | None
+
+
+class PublishedWarehouse(NamedTuple):
+    """What a publish reads of its warehouse."""
+
+    pk: int
+    code: str
+    is_active: bool
+
+
+_TYPE_FIELDS = (
+    "id",
+    "code",
+    "is_active",
+    "default_ttl_seconds",
+    "default_severity",
+    "escalate_after_seconds",
+)
+_WAREHOUSE_FIELDS = ("id", "code", "is_active")
+
+
+def resolve_message_type(message_type: MessageType | str) -> PublishedType:
     """The message type, from the directory's per-process cache (exact: every change of a
     message type drops it; no database query per publish in steady state)."""
     code = message_type.code if isinstance(message_type, MessageType) else str(message_type)
-    found = directory.message_type(code)
-    if found is None:
+    values = directory.message_type_values(code, _TYPE_FIELDS)
+    if values is None:
         raise PublishError(
             "message_type", _("Unknown message type %(code)s.") % {"code": repr(code)}
         )
+    found = PublishedType(*values)
     if not found.is_active:
         raise PublishError(
             "message_type", _("Message type %(code)s is inactive.") % {"code": repr(code)}
@@ -56,20 +87,25 @@ def resolve_message_type(message_type: MessageType | str) -> MessageType:
     return found
 
 
-def resolve_warehouse(warehouse: Warehouse | int | str) -> Warehouse:
+def resolve_warehouse(warehouse: Warehouse | int | str) -> PublishedWarehouse:
     """A warehouse from an instance, an id, or a code such as 'SH01' (from the directory)."""
-    found: Warehouse | None
+    values: tuple[Any, ...] | None
     if isinstance(warehouse, Warehouse):
-        found = directory.warehouse(warehouse.pk)
+        values = directory.warehouse_values(_WAREHOUSE_FIELDS, warehouse_id=warehouse.pk)
     elif isinstance(warehouse, int) or str(warehouse).isdigit():
         number = int(warehouse)
-        found = directory.warehouse(number) if 0 < number < 2**63 else None
+        values = (
+            directory.warehouse_values(_WAREHOUSE_FIELDS, warehouse_id=number)
+            if 0 < number < 2**63
+            else None
+        )
     else:
-        found = directory.warehouse_by_code(str(warehouse))
-    if found is None:
+        values = directory.warehouse_values(_WAREHOUSE_FIELDS, code=str(warehouse))
+    if values is None:
         raise PublishError(
             "warehouse", _("Unknown warehouse %(warehouse)s.") % {"warehouse": repr(warehouse)}
         )
+    found = PublishedWarehouse(*values)
     if not found.is_active:
         raise PublishError("warehouse", _("Warehouse %(code)s is inactive.") % {"code": found.code})
     return found
@@ -222,19 +258,19 @@ def _publication(
 ) -> publishing.Publication:
     """publish()'s arguments resolved (from the directory as the publish holds it), checked
     and made into the notification; PublishError when they cannot be."""
-    message_type = resolve_message_type(message_type)
-    warehouse = resolve_warehouse(warehouse)
+    kind = resolve_message_type(message_type)
+    place = resolve_warehouse(warehouse)
     title, body, data, ttl = _validated_content(
-        title, body, data, ttl_seconds, message_type.default_ttl_seconds
+        title, body, data, ttl_seconds, kind.default_ttl_seconds
     )
-    severity = _validated_severity(severity, message_type.default_severity)
+    severity = _validated_severity(severity, kind.default_severity)
     key = _validated_key(key)
     idempotency_key = idempotency.clean_key(idempotency_key)
     guard = None
     if idempotency_key is not None:
         request = {
-            "message_type": message_type.code,
-            "warehouse": warehouse.pk,
+            "message_type": kind.code,
+            "warehouse": place.pk,
             "title": title,
             "body": body,
             "data": data,
@@ -243,7 +279,7 @@ def _publication(
             "key": key,
         }
         guard = store.idempotency_guard(
-            warehouse_id=warehouse.pk,
+            warehouse_id=place.pk,
             scope=idempotency_scope,
             key=idempotency_key,
             operation="publish",
@@ -252,8 +288,8 @@ def _publication(
     created = timestamps.now_ms()
     notification = Notification(
         id=str(uuid.uuid4()),
-        message_type=message_type.code,
-        warehouse=warehouse.pk,
+        message_type=kind.code,
+        warehouse=place.pk,
         title=title,
         body=body,
         data=data,
@@ -262,16 +298,16 @@ def _publication(
         severity=severity,
         key=key,
     )
-    escalate_after = message_type.escalate_after_seconds
+    escalate_after = kind.escalate_after_seconds
     return publishing.Publication(
         notification,
-        message_type_id=message_type.pk,
+        message_type_id=kind.pk,
         escalate_at_ms=None if escalate_after is None else created + escalate_after * 1000,
         guard=guard,
         extra_inboxes=extra_inboxes,
         silence_id=hooks.silences.covering(
-            warehouse_id=warehouse.pk,
-            type_code=message_type.code,
+            warehouse_id=place.pk,
+            type_code=kind.code,
             severity=str(severity),
             at_ms=created,
         ),

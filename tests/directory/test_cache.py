@@ -263,14 +263,25 @@ def test_a_message_types_values_are_read_without_an_instance_and_follow_a_change
     )
     rep_notice.remind_every_seconds, rep_notice.remind_max = 60, 2
     rep_notice.save()
-    assert directory.message_type_values(rep_notice.code, names)[:2] == (60, 2)
+    assert directory.message_type_values(rep_notice.code, names) == (
+        60,
+        2,
+        rep_notice.email_after_seconds,
+    )
 
 
 def test_a_warehouse_is_found_by_its_code_and_not_by_its_old_one(warehouse):
     old = warehouse.code
-    assert directory.warehouse_by_code(old).pk == warehouse.pk
+    found = directory.warehouse_by_code(old)
+    assert found is not None
+    assert found.pk == warehouse.pk
+    assert directory.warehouse_values(("id", "is_active"), code=old) == (warehouse.pk, True)
     warehouse.code = f"{old}X"
     warehouse.save()
     assert directory.warehouse_by_code(old) is None
-    assert directory.warehouse_by_code(f"{old}X").pk == warehouse.pk
+    assert directory.warehouse_values(("id",), code=old) is None
+    found = directory.warehouse_by_code(f"{old}X")
+    assert found is not None
+    assert found.pk == warehouse.pk
+    assert directory.warehouse_values(("code",), warehouse_id=warehouse.pk) == (f"{old}X",)
     assert directory.warehouse_by_code("NO-SUCH") is None
