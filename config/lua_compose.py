@@ -44,22 +44,60 @@ def _names_used(text: str) -> set[str]:
 
 
 @dataclass(frozen=True)
+class Block:
+    """One top-level definition of a prelude file (a `local function`, a `local` table or
+    constant) with the comment lines just above it: the names it defines and those it uses."""
+
+    text: str
+    defines: frozenset[str]
+    uses: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Block:
+        defines = set()
+        for function, names in _DEFINED.findall(text):
+            defines |= {function} if function else {n.strip() for n in names.split(",")}
+        return cls(text, frozenset(defines - {""}), frozenset(_names_used(text)))
+
+
+def _is_code(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("--")
+
+
+def _blocks(text: str) -> tuple[Block, ...]:
+    """A file's top-level definitions, in order: a new one starts at each unindented `local`
+    line once the one before has code, taking the comment lines just above it along."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for line in text.split("\n"):
+        if _DEFINED.match(line) and any(_is_code(earlier) for earlier in current):
+            at = len(current)
+            while at > 0 and not _is_code(current[at - 1]):
+                at -= 1
+            blocks.append(current[:at])
+            current = current[at:]
+        current.append(line)
+    blocks.append(current)
+    return tuple(Block.of("\n".join(lines)) for lines in blocks)
+
+
+@dataclass(frozen=True)
 class Part:
-    """One file of a prelude: its text, the names it defines at its top level and the names
-    its text uses."""
+    """One file of a prelude: its text, its top-level definitions, the names it defines at its
+    top level and the names its text uses."""
 
     name: str
     text: str
+    blocks: tuple[Block, ...]
     defines: frozenset[str]
     uses: frozenset[str]
 
     @classmethod
     def read(cls, path: Path) -> Part:
         text = path.read_text(encoding="utf-8")
-        defines = set()
-        for function, names in _DEFINED.findall(text):
-            defines |= {function} if function else {n.strip() for n in names.split(",")}
-        return cls(path.name, text, frozenset(defines - {""}), frozenset(_names_used(text)))
+        blocks = _blocks(text)
+        defines = frozenset().union(*(block.defines for block in blocks))
+        return cls(path.name, text, blocks, defines, frozenset(_names_used(text)))
 
 
 @dataclass(frozen=True)
@@ -86,19 +124,30 @@ class Prelude:
         return tuple(Part.read(path) for path in paths)
 
     def text_for(self, user: str) -> str:
-        """What `user` (a script's text) takes of this prelude: of a folder, the files that
-        define a name it uses, and those their own text uses, in name order (one chunk, so
-        their `local`s are the script's); a single file whole."""
+        """What `user` (a script's text) takes of this prelude: of a folder, the top-level
+        definitions that define a name it uses, and those their own text uses, in file and
+        name order (one chunk, so their `local`s are the script's; every definition is made
+        again at each call, so one a script never calls costs it every time); a top-level
+        block that defines nothing but runs code is always taken. A single file whole."""
         parts = self.parts
         if len(parts) == 1:
             return parts[0].text
+        blocks = [block for part in parts for block in part.blocks]
         wanted = _names_used(user)
-        taken: set[Part] = set()
-        while more := {p for p in parts if p not in taken and p.defines & wanted}:
+        taken: set[int] = {
+            i
+            for i, block in enumerate(blocks)
+            if not block.defines and any(map(_is_code, block.text.split("\n")))
+        }
+        for i in taken:
+            wanted |= blocks[i].uses
+        while more := {
+            i for i, block in enumerate(blocks) if i not in taken and block.defines & wanted
+        }:
             taken |= more
-            for part in more:
-                wanted |= part.uses
-        return "\n".join(part.text for part in parts if part in taken)
+            for i in more:
+                wanted |= blocks[i].uses
+        return "\n".join(block.text for i, block in enumerate(blocks) if i in taken)
 
     @classmethod
     def beside(

@@ -135,28 +135,38 @@ def test_a_composed_scripts_header_covers_what_its_preludes_take():
     assert files == {s.path.name for s in scripts if s.path.parent == folder}
 
 
-def test_a_script_takes_of_a_folder_prelude_the_files_it_uses_and_no_other():
-    """A read-model script is composed with the prelude files that define what it calls (and
-    what those call), not the whole folder: every name the composed text uses that some file
-    of the folder defines is defined by a file it took."""
+def test_a_script_takes_of_a_folder_prelude_the_definitions_it_uses_and_no_other():
+    """A read-model script is composed with the prelude's top-level definitions that define
+    what it calls (and what those call), not the whole folder nor whole files: every name the
+    composed text uses that some definition of the folder defines is defined by one it took,
+    and what it took defines something the composed text uses."""
     from config.lua_compose import PRELUDES
 
     parts = PRELUDES["read_model"].parts
     assert len(parts) >= 18
+    blocks = [(part.name, block) for part in parts for block in part.blocks]
+    assert len(blocks) > 3 * len(parts)
     took: dict[str, set[str]] = {}
     for script in composed_scripts():
         if "read_model" not in script.preludes:
             continue
-        taken = [p for p in parts if p.text in script.source]
-        took[script.path.name] = {p.name for p in taken}
-        defined = set().union(*(p.defines for p in taken))
+        taken = [(name, block) for name, block in blocks if block.text in script.source]
+        took[script.path.name] = {name for name, _ in taken}
+        defined = set().union(*(block.defines for _, block in taken))
         text = re.sub(r"--[^\n]*", " ", script.source)
-        for part in parts:
-            if part in taken:
+        for name, block in blocks:
+            used = {n for n in block.defines if re.search(rf"\b{n}\b", text)}
+            if any(block is b for _, b in taken):
+                # Taken: the composed text calls what it defines (besides defining it).
+                assert any(len(re.findall(rf"\b{n}\b", text)) > 1 for n in block.defines), (
+                    script.path.name,
+                    name,
+                    sorted(block.defines),
+                )
                 continue
-            used = {name for name in part.defines if re.search(rf"\b{name}\b", text)}
-            # A name the script uses that only a file it did not take defines: a missing file.
-            assert used <= defined, (script.path.name, part.name, used - defined)
+            # A name the script uses that only a definition it did not take defines: missing.
+            assert used <= defined, (script.path.name, name, used - defined)
+        assert len(taken) < len(blocks)
     assert {"16_pages.lua", "04_read_rule.lua"} <= took["list.lua"]
     assert "16_pages.lua" not in took["record_event.lua"]
     assert all(len(names) < len(parts) for names in took.values())
