@@ -265,13 +265,13 @@ class LuaScript:
             return batch.execute()[0]
         client = client if client is not None else get_redis()
         script = self.registered()
-        # EVALSHA itself (redis-py's Script does the same through three more layers): a node
-        # that does not know the script answers NOSCRIPT, and it is loaded and sent again.
+        # EVALSHA itself: a node that does not know the script answers NOSCRIPT, and it is
+        # loaded and sent again.
         try:
-            return client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            return _one(client, ("EVALSHA", script.sha, len(keys), *keys, *args))
         except NoScriptError:
             script.sha = client.script_load(self.source)
-            return client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            return _one(client, ("EVALSHA", script.sha, len(keys), *keys, *args))
 
 
 # --- Batches ---------------------------------------------------------------------------------
@@ -344,6 +344,17 @@ def _pipelined(client: Redis, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
         return found
     finally:
         pool.release(connection)
+
+
+def _one(client: Redis | RedisCluster, command: tuple[Any, ...]) -> Any:
+    """One command's reply, its error raised: on one Redis as a batch of one (_pipelined: the
+    same reply or error, without redis-py's per-command bookkeeping); a cluster routes it."""
+    if isinstance(client, RedisCluster):
+        return client.execute_command(*command)
+    [reply] = _pipelined(client, [command])
+    if isinstance(reply, Exception):
+        raise reply
+    return reply
 
 
 class Batch:
