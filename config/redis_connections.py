@@ -72,8 +72,8 @@ class CountingConnection(Connection):
         with _counting():
             super().connect()
 
-    # The two calls of every command count their errors inline (a `with _counting()` cost each
-    # command about 3 µs of generator set-up).
+    # The two calls of every command count their errors inline (a `with _counting()` around
+    # each cost a command about 1.4 µs of generator set-up).
     def send_packed_command(self, command: Any, check_health: bool = True) -> None:
         try:
             super().send_packed_command(command, check_health)

@@ -59,15 +59,9 @@ class PublishedWarehouse(NamedTuple):
     is_active: bool
 
 
-_TYPE_FIELDS = (
-    "id",
-    "code",
-    "is_active",
-    "default_ttl_seconds",
-    "default_severity",
-    "escalate_after_seconds",
-)
-_WAREHOUSE_FIELDS = ("id", "code", "is_active")
+# The directory's attribute names of those fields, in their order (a row's `pk` is its "id").
+_TYPE_FIELDS = ("id", *PublishedType._fields[1:])
+_WAREHOUSE_FIELDS = ("id", *PublishedWarehouse._fields[1:])
 
 
 def resolve_message_type(message_type: MessageType | str) -> PublishedType:

@@ -66,7 +66,11 @@ if kind in ("add", "remove"):
         for f in m._meta.many_to_many
         if f.remote_field.through is model
     )
-    source = owner.objects.order_by("pk").first()
+    # The first row with a link to remove (a row another test left behind may have none).
+    rows = owner.objects.order_by("pk")
+    if kind == "remove":
+        rows = rows.filter(**{{field.name + "__isnull": False}}).distinct()
+    source = rows.first()
     related = getattr(source, field.name)
     if kind == "add":
         related.add(field.related_model.objects.exclude(pk__in=related.all()).order_by("pk")[0])
