@@ -19,7 +19,7 @@ class WarehouseId(int):
     @classmethod
     def of(cls, warehouse_id: int) -> WarehouseId:
         made = cls(warehouse_id)
-        made.prefix = f"{settings.WMS_REDIS_PREFIX}:{{wh:{int(warehouse_id)}}}"
+        made.prefix = warehouse_prefix(int(warehouse_id))
         return made
 
 

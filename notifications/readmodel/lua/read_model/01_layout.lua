@@ -16,6 +16,7 @@
 --   09_etag          a user's view: the ETag short-cut
 --   10_silences_mutes  held back by a planned silence (SPEC 17)
 --   11_noise_log     the noise budget's log of raises and each raise's snapshot (SPEC 17)
+--   11_noise_raise   one raise from the counts kept beside the log (the common case)
 --   11_quiet         what came quietly to whom: a snapshot judged for a user (SPEC 17)
 --   12_told_loudly   whom to push, remind or ring for (SPEC 17): the one rule
 --   13_flapping      a key that flaps raises its latest alert again (SPEC 17)
