@@ -27,10 +27,13 @@ Every target runs once per round, in a rotating order (benchmarks.harness.interl
 from __future__ import annotations
 
 import asyncio
+import os
+import statistics
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from benchmarks import loadgen, peer, server
@@ -78,6 +81,96 @@ def _load(bench: Bench, target: Target) -> loadgen.LoadResult:
             + target.srv.log_tail()
         )
     return result
+
+
+# --- Where a request's time goes: CPU per request, by process --------------------------------
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time a process has used so far (Linux's /proc); None where that
+    cannot be read (another system, a process gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes `pid` started (a server's workers), as Linux's /proc lists them."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            found += [int(x) for x in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@dataclass(frozen=True)
+class CpuPerRequest:
+    """The CPU a target's requests cost, per request, in µs: the server's workers, Redis, and
+    this process (the load generator, which shares the machine's cores with them)."""
+
+    server: float
+    redis: float
+    client: float
+
+    @property
+    def total(self) -> float:
+        return self.server + self.redis + self.client
+
+    def text(self) -> str:
+        return (
+            f"{self.total:,.0f} µs (server {self.server:,.0f}, Redis {self.redis:,.0f}, "
+            f"load generator {self.client:,.0f})"
+        )
+
+
+@dataclass
+class Sample:
+    load: loadgen.LoadResult
+    cpu: CpuPerRequest | None
+
+
+def _measured(bench: Bench, target: Target, redis_pid: int | None) -> Sample:
+    """A target's load, and what its requests cost in CPU (None where /proc cannot tell)."""
+    workers = child_pids(target.srv.process.pid)
+    watched = {"server": workers, "redis": [redis_pid] if redis_pid else []}
+
+    def spent() -> dict[str, float | None]:
+        found: dict[str, float | None] = {}
+        for name, pids in watched.items():
+            times = [cpu_seconds(pid) for pid in pids]
+            found[name] = None if None in times else sum(t for t in times if t is not None)
+        return found
+
+    before, client_before = spent(), time.process_time()
+    result = _load(bench, target)
+    after, client = spent(), time.process_time() - client_before
+    start, end = before["server"], after["server"]
+    if not workers or start is None or end is None:
+        return Sample(result, None)
+    redis_start, redis_end = before["redis"], after["redis"]
+    redis = redis_end - redis_start if redis_start is not None and redis_end is not None else 0.0
+    per = 1e6 / result.requests
+    return Sample(result, CpuPerRequest((end - start) * per, redis * per, client * per))
+
+
+def _median_cpu(samples: list[Sample]) -> CpuPerRequest | None:
+    found = [sample.cpu for sample in samples if sample.cpu is not None]
+    if not found:
+        return None
+    return CpuPerRequest(
+        statistics.median(x.server for x in found),
+        statistics.median(x.redis for x in found),
+        statistics.median(x.client for x in found),
+    )
 
 
 def http_rows(
@@ -146,17 +239,34 @@ def http_rows(
                     connections=config.http_connections,
                     seconds=config.http_warmup_seconds,
                 )
-        results = interleave(config.rounds, {t.key: partial(_load, bench, t) for t in chosen})
+        # Our servers use the bench's Redis; the peer's do not (its CPU there is not theirs).
+        peer_server = rival.server if rival is not None else None
+        redis_pid = int(bench.probe.client.info("server")["process_id"])
+        results = interleave(
+            config.rounds,
+            {
+                t.key: partial(_measured, bench, t, None if t.srv is peer_server else redis_pid)
+                for t in chosen
+            },
+        )
 
-    rate = {k: Measure("req/s", [r.rate for r in rs], fmt="{:.0f}") for k, rs in results.items()}
+    rate = {
+        k: Measure("req/s", [x.load.rate for x in rs], fmt="{:.0f}") for k, rs in results.items()
+    }
+    cpu = {k: _median_cpu(rs) for k, rs in results.items()}
     lines: list[Line] = []
 
     def versus(row: str, key: str, base: str, work: str, goal: float, name: str) -> None:
         ratio = paired(rate[key].values, rate[base].values)
+        ours, theirs = cpu[key], cpu[base]
+        note = ""
+        if ours is not None and theirs is not None:
+            note = f"CPU per request: {ours.text()}; {name}: {theirs.text()}"
         lines.append(
             Line(
                 row=row,
                 work=work,
+                note=note,
                 project=rate[key],
                 baseline=rate[base],
                 baseline_name=name,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -167,3 +169,38 @@ def test_redis_time_counts_a_script_once_and_pipelined_commands_each(probe, redi
     # 200 ZADDs sent by the client, each counted (MULTI and EXEC only contain them).
     assert by_pipeline.calls == 200
     assert set(by_pipeline.by_command) == {"ZADD"}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_rows_13_to_15_say_what_a_request_costs_in_cpu_by_process(tiny_run):
+    """Throughput on a busy 2-core machine is CPU per request: each comparison says how much
+    of it the server's workers, Redis and the load generator took, for both sides."""
+    compared = [line for line in tiny_run["figures"]["lines"] if line["row"] in {"13", "14", "15"}]
+    by_floor = [line for line in compared if line["baseline_name"].startswith(("floor", "token"))]
+    assert by_floor
+    for line in by_floor:
+        assert line["note"].startswith("CPU per request: "), line
+        assert line["note"].count("(server ") == 2, line
+        assert ", Redis " in line["note"], line
+        assert ", load generator " in line["note"], line
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_cpu_is_read_per_process_and_a_servers_workers_are_its_children():
+    from benchmarks.rows_shape import child_pids, cpu_seconds
+
+    before = cpu_seconds(os.getpid())
+    assert before is not None
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:
+        pass
+    after = cpu_seconds(os.getpid())
+    assert after is not None
+    assert after > before
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert child.pid in child_pids(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
+    assert cpu_seconds(child.pid) is None  # gone: nothing to read
