@@ -18,6 +18,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from directory import holdings
+from notifications.domain import ReadOnlyList
 
 
 def _language(language: str | None) -> str:
@@ -83,6 +84,8 @@ class Entry:
 
 
 LANGUAGES = ("en", "zh-hans")
+# The actions of a type that has none: one list, shared and never changed.
+NO_ACTIONS: list[dict[str, Any]] = ReadOnlyList()
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,10 @@ class Catalog:
         )
 
     def actions(self, type_code: str, language: str | None) -> list[dict[str, Any]]:
-        """N's `actions` for a type, in `language`."""
-        return self.shown.get((type_code, _language(language)), [])
+        """N's `actions` for a type, in `language`: always the same list until the catalog is
+        loaded again (the answers of unchanged items are kept by it), one for all types without
+        any."""
+        return self.shown.get((type_code, _language(language)), NO_ACTIONS)
 
     def with_code(self, code: str) -> dict[str, Entry]:
         """The active actions with this code, by their message type's code."""

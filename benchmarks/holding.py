@@ -71,7 +71,7 @@ PIECES = [
     Piece("shift schedule", "cache", "19", "roster", "schedule", "every shift and role member"),
     # --- elsewhere ---
     Piece("parsed notifications", "cache", "15", "first page", "parsed", "domain `_parsed`"),
-    Piece("own keys", "cache", "15", "first page", "own_keys", "serializers `_own`"),
+    Piece("shown items", "cache", "15", "first page", "shown", "serializers `_shown`"),
     Piece(
         "subscribers", "cache", "6", "publish", "subscribers", "store `subscriber_cache` (token)"
     ),
@@ -253,7 +253,7 @@ WITHOUT: dict[str, Patch] = {
     "catalog": _held_per_request("actions.catalog", "CATALOG"),
     "schedule": _held_per_request("shifts.cache", "SCHEDULE"),
     "parsed": _replaced("notifications.domain", "_parsed", _Forgetful()),
-    "own_keys": _replaced("notifications.api.serializers", "_own", _Forgetful()),
+    "shown": _replaced("notifications.api.serializers", "_shown", _Forgetful()),
     "subscribers": _without_subscribers,
     "last_sent": _replaced("messaging.services", "_last_sent", _Forgetful()),
     "held_fetches": _replaced("messaging.held_fetches", "held", lambda user_id: None),
