@@ -41,6 +41,7 @@ from functools import partial
 from typing import Any
 
 from benchmarks import _setup
+from benchmarks.probes import redis_cpu_seconds, tree_cpu_seconds
 
 Patch = Callable[[], contextlib.AbstractContextManager[None]]
 
@@ -343,32 +344,8 @@ class Meter:
         self.pids: list[int] = []
 
     def now(self) -> float:
-        info = self._redis.info("cpu")
-        spent = time.process_time() + float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
-        return spent + sum(_tree_cpu(pid) for pid in self.pids)
-
-
-def _tree_cpu(root: int) -> float:
-    """CPU seconds of a process and its children (uvicorn's workers), from /proc."""
-    parents: dict[int, int] = {}
-    spent: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        spent[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
-    total, wanted = 0.0, {root}
-    for pid in sorted(parents):  # children have higher ids than the parent here
-        if pid in wanted or parents[pid] in wanted:
-            wanted.add(pid)
-            total += spent[pid]
-    return total
+        spent = time.process_time() + redis_cpu_seconds(self._redis)
+        return spent + sum(tree_cpu_seconds(pid) for pid in self.pids)
 
 
 def run(op: Op, meter: Meter) -> tuple[float, float]:

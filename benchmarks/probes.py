@@ -18,6 +18,7 @@ logged by a client at "?:0").
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -224,3 +225,36 @@ def _text(value: bytes | str | None) -> str:
     if value is None:
         return ""
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+# --- CPU spent by processes -----------------------------------------------------------------
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user and system) of a process and its children, e.g. a server and its
+    workers, from Linux's /proc."""
+    parents: dict[int, int] = {}
+    spent: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        spent[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    total, wanted = 0.0, {root}
+    for pid in sorted(parents):  # children have higher ids than the parent here
+        if pid in wanted or parents[pid] in wanted:
+            wanted.add(pid)
+            total += spent[pid]
+    return total
+
+
+def redis_cpu_seconds(client: redis.Redis) -> float:
+    """CPU seconds (user and system) the Redis server has used so far (`INFO cpu`)."""
+    info = client.info("cpu")
+    return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])

@@ -27,7 +27,6 @@ Every target runs once per round, in a rotating order (benchmarks.harness.interl
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import time
 from contextlib import ExitStack
@@ -40,6 +39,7 @@ from benchmarks import loadgen, peer, server
 from benchmarks.context import Bench
 from benchmarks.harness import Line, Measure, at_least, at_most, interleave, paired
 from benchmarks.inbox_data import InboxData
+from benchmarks.probes import redis_cpu_seconds, tree_cpu_seconds
 
 
 @dataclass
@@ -86,36 +86,15 @@ def _load(bench: Bench, target: Target) -> loadgen.LoadResult:
 # --- Where a request's time goes: CPU per request, by process --------------------------------
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User and system CPU time a process has used so far (Linux's /proc); None where that
-    cannot be read (another system, a process gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def child_pids(pid: int) -> list[int]:
-    """The processes `pid` started (a server's workers), as Linux's /proc lists them."""
-    found: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            found += [int(x) for x in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-        except (OSError, ValueError):
-            continue
-    return found
+# Linux's /proc, where the server's CPU is read from (elsewhere the rows carry no split).
+_CPU_READABLE = Path("/proc/self/stat").exists()
 
 
 @dataclass(frozen=True)
 class CpuPerRequest:
-    """The CPU a target's requests cost, per request, in µs: the server's workers, Redis, and
-    this process (the load generator, which shares the machine's cores with them)."""
+    """The CPU a target's requests cost, per request, in µs: the server (its master and
+    workers), Redis, and this process (the load generator, which shares the machine's cores
+    with them)."""
 
     server: float
     redis: float
@@ -138,28 +117,24 @@ class Sample:
     cpu: CpuPerRequest | None
 
 
-def _measured(bench: Bench, target: Target, redis_pid: int | None) -> Sample:
-    """A target's load, and what its requests cost in CPU (None where /proc cannot tell)."""
-    workers = child_pids(target.srv.process.pid)
-    watched = {"server": workers, "redis": [redis_pid] if redis_pid else []}
+def _measured(bench: Bench, target: Target, redis: Any | None) -> Sample:
+    """A target's load, and what its requests cost in CPU: its server (with its workers),
+    `redis` (None: a server that does not use the bench's Redis) and this process."""
+    if not _CPU_READABLE:
+        return Sample(_load(bench, target), None)
+    server = target.srv.process.pid
 
-    def spent() -> dict[str, float | None]:
-        found: dict[str, float | None] = {}
-        for name, pids in watched.items():
-            times = [cpu_seconds(pid) for pid in pids]
-            found[name] = None if None in times else sum(t for t in times if t is not None)
-        return found
+    def others() -> tuple[float, float]:
+        return tree_cpu_seconds(server), redis_cpu_seconds(redis) if redis is not None else 0.0
 
-    before, client_before = spent(), time.process_time()
+    # This process's own clock is read next to the load, so reading the others is not in it.
+    before = (*others(), time.process_time())
     result = _load(bench, target)
-    after, client = spent(), time.process_time() - client_before
-    start, end = before["server"], after["server"]
-    if not workers or start is None or end is None:
-        return Sample(result, None)
-    redis_start, redis_end = before["redis"], after["redis"]
-    redis = redis_end - redis_start if redis_start is not None and redis_end is not None else 0.0
+    client = time.process_time()
+    after = (*others(), client)
     per = 1e6 / result.requests
-    return Sample(result, CpuPerRequest((end - start) * per, redis * per, client * per))
+    costs = (per * (end - start) for start, end in zip(before, after, strict=True))
+    return Sample(result, CpuPerRequest(*costs))
 
 
 def _median_cpu(samples: list[Sample]) -> CpuPerRequest | None:
@@ -241,11 +216,11 @@ def http_rows(
                 )
         # Our servers use the bench's Redis; the peer's do not (its CPU there is not theirs).
         peer_server = rival.server if rival is not None else None
-        redis_pid = int(bench.probe.client.info("server")["process_id"])
+        redis = bench.probe.client
         results = interleave(
             config.rounds,
             {
-                t.key: partial(_measured, bench, t, None if t.srv is peer_server else redis_pid)
+                t.key: partial(_measured, bench, t, None if t.srv is peer_server else redis)
                 for t in chosen
             },
         )

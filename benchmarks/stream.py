@@ -27,6 +27,7 @@ import sys
 import time
 
 from benchmarks import _setup
+from benchmarks.probes import tree_cpu_seconds
 
 
 def main() -> None:
@@ -218,7 +219,7 @@ async def run(
                 poll_seen.setdefault(item["cursor"], []).append(now)
             await asyncio.sleep(args.poll_interval)
 
-    cpu_before, client_cpu_before = _cpu_seconds(pid), time.process_time()
+    cpu_before, client_cpu_before = tree_cpu_seconds(pid), time.process_time()
     probe = asyncio.create_task(probe_api())
     pollers = [asyncio.create_task(poller(t)) for t in poll_tokens]
     await asyncio.sleep(args.poll_interval)  # every poller has its cursor before publishing
@@ -232,7 +233,7 @@ async def run(
         await asyncio.sleep(args.every)
     await asyncio.sleep(args.poll_interval + 1)  # the slowest poller sees the last publish
     phase = time.monotonic() - phase_started
-    cpu = _cpu_seconds(pid) - cpu_before
+    cpu = tree_cpu_seconds(pid) - cpu_before
     client_cpu = time.process_time() - client_cpu_before
     stop.set()
     await asyncio.gather(probe, *pollers, return_exceptions=True)
@@ -302,12 +303,6 @@ def _rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
-
-
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:

@@ -400,14 +400,6 @@ def warehouse(warehouse_id: int) -> Any | None:
     return None if row is None else row.build(Warehouse)
 
 
-def warehouse_by_code(code: str) -> Any | None:
-    """The warehouse with this code, active or not (a new instance), or None."""
-    from subscriptions.models import Warehouse
-
-    row = _warehouse_table().by_code.get(code)
-    return None if row is None else row.build(Warehouse)
-
-
 def warehouse_values(
     names: Sequence[str], *, warehouse_id: int | None = None, code: str | None = None
 ) -> tuple[Any, ...] | None:

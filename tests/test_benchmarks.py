@@ -186,21 +186,33 @@ def test_rows_13_to_15_say_what_a_request_costs_in_cpu_by_process(tiny_run):
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
-def test_cpu_is_read_per_process_and_a_servers_workers_are_its_children():
-    from benchmarks.rows_shape import child_pids, cpu_seconds
+def test_a_process_trees_cpu_counts_its_own_and_its_childrens():
+    from benchmarks.probes import tree_cpu_seconds
 
-    before = cpu_seconds(os.getpid())
-    assert before is not None
+    before = tree_cpu_seconds(os.getpid())
     deadline = time.process_time() + 0.05
     while time.process_time() < deadline:
         pass
-    after = cpu_seconds(os.getpid())
-    assert after is not None
-    assert after > before
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    assert tree_cpu_seconds(os.getpid()) > before
+    # A child (a server's worker) that spins for a while, then waits to be stopped.
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+    child = subprocess.Popen([sys.executable, "-c", spin + "time.sleep(60)"])
     try:
-        assert child.pid in child_pids(os.getpid())
+        mine = tree_cpu_seconds(os.getpid()) - tree_cpu_seconds(child.pid)
+        deadline = time.monotonic() + 30
+        while tree_cpu_seconds(child.pid) < 0.3 and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling the child's CPU: the condition awaited
+        assert tree_cpu_seconds(child.pid) >= 0.3
+        assert tree_cpu_seconds(os.getpid()) >= mine + 0.3
     finally:
         child.kill()
         child.wait()
-    assert cpu_seconds(child.pid) is None  # gone: nothing to read
+
+
+@pytest.mark.single_redis  # reads the one server's INFO
+def test_redis_cpu_is_what_the_server_spent(redis):
+    from benchmarks.probes import redis_cpu_seconds
+
+    before = redis_cpu_seconds(redis)
+    redis.eval("local i = 0 while i < 5000000 do i = i + 1 end return i", 0)
+    assert redis_cpu_seconds(redis) > before

@@ -237,7 +237,6 @@ def test_an_instance_from_the_cache_is_as_loaded_from_the_database(warehouse, re
     for cached, stored in (
         (directory.message_type(rep_notice.code), MessageType.objects.get(pk=rep_notice.pk)),
         (directory.warehouse(warehouse.pk), Warehouse.objects.get(pk=warehouse.pk)),
-        (directory.warehouse_by_code(warehouse.code), Warehouse.objects.get(pk=warehouse.pk)),
     ):
         fields = type(stored)._meta.concrete_fields
         assert [getattr(cached, f.attname) for f in fields] == [
@@ -272,16 +271,10 @@ def test_a_message_types_values_are_read_without_an_instance_and_follow_a_change
 
 def test_a_warehouse_is_found_by_its_code_and_not_by_its_old_one(warehouse):
     old = warehouse.code
-    found = directory.warehouse_by_code(old)
-    assert found is not None
-    assert found.pk == warehouse.pk
     assert directory.warehouse_values(("id", "is_active"), code=old) == (warehouse.pk, True)
     warehouse.code = f"{old}X"
     warehouse.save()
-    assert directory.warehouse_by_code(old) is None
     assert directory.warehouse_values(("id",), code=old) is None
-    found = directory.warehouse_by_code(f"{old}X")
-    assert found is not None
-    assert found.pk == warehouse.pk
+    assert directory.warehouse_values(("id",), code=f"{old}X") == (warehouse.pk,)
     assert directory.warehouse_values(("code",), warehouse_id=warehouse.pk) == (f"{old}X",)
-    assert directory.warehouse_by_code("NO-SUCH") is None
+    assert directory.warehouse_values(("id",), code="NO-SUCH") is None
