@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 class InventoryConfig(AppConfig):
     name = "inventory"
     verbose_name = _("Inventory (demo business tables)")
+    url_prefix = "inventory/"  # the demo WMS's webhook (SPEC 14), config/urls.py
     # Its tables stand in for a WMS's business data: SQL rules may read them (every other
     # installed app's tables are denied to rules: rules/sql_policy.py).
     sql_rules_may_read = True

@@ -1,4 +1,4 @@
-"""Chat URLs, included under /api/v1/ by config/urls.py."""
+"""Chat URLs, mounted under /api/v1/ with every app's API (config/urls.py)."""
 
 from django.urls import path
 

@@ -27,6 +27,8 @@ VIEW_HEAD = (
     "next_expiry",
     "read_version",
 )
+# Each severity with its count's field in VIEW_HEAD.
+_SEVERITY_FIELDS = tuple((severity, str(severity.value)) for severity in Severity)
 # list.lua's head after VIEW_HEAD.
 PAGE_HEAD = ("next_since", "has_more", "oldest", "quiet")
 # unread.lua's head after VIEW_HEAD.
@@ -105,7 +107,8 @@ class View(NamedTuple):
 
     @property
     def by_severity(self) -> dict[str, int]:
-        return {severity: int(self.head[str(severity.value)]) for severity in Severity}
+        head = self.head
+        return {severity: int(head[field]) for severity, field in _SEVERITY_FIELDS}
 
 
 def view(reply: list[Any]) -> View:
