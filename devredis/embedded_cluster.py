@@ -64,6 +64,7 @@ class EmbeddedCluster:
 
     nodes: list[ClusterNode]
     base_dir: Path
+    masters_count: int = 0  # as started; 0: every node
 
     @property
     def url(self) -> str:
@@ -112,6 +113,23 @@ class EmbeddedCluster:
         for node in self.nodes:
             wait_until_ready(node.process, node.client(), timeout=timeout)
         self.wait_until_ok(timeout)
+        self.wait_until_replicas_sync(timeout)
+
+    def wait_until_replicas_sync(self, timeout: float = 30.0) -> None:
+        """Until every node beyond the masters is a replica whose link to its master is up (a
+        node back after a failover rejoins as a replica and syncs first: until then a write
+        that waits for a replica, WAIT, is not acknowledged)."""
+        wanted = len(self.nodes) - self.masters_count if self.masters_count else 0
+        if wanted <= 0:
+            return
+
+        def synced() -> bool:
+            try:
+                return sum(_replica_in_sync(n.client()) for n in self.nodes if n.running) >= wanted
+            except redis.RedisError:
+                return False
+
+        _wait(synced, timeout, "the replicas to sync")
 
     def stop(self) -> None:
         """Stop every node and delete their files."""
@@ -201,7 +219,7 @@ def start_cluster(
     """Start `masters` masters with `replicas` replicas each and return once the cluster is ok."""
     base_dir = Path(tempfile.mkdtemp(prefix="wms-redis-cluster-"))
     nodes: list[ClusterNode] = []
-    cluster = EmbeddedCluster(nodes=nodes, base_dir=base_dir)
+    cluster = EmbeddedCluster(nodes=nodes, base_dir=base_dir, masters_count=masters)
     try:
         for i in range(masters * (1 + replicas)):
             nodes.append(_start_node(base_dir / f"node-{i}", node_timeout_ms, timeout))
@@ -222,12 +240,7 @@ def start_cluster(
         for i, client in enumerate(clients[masters:]):
             client.execute_command("CLUSTER REPLICATE", master_ids[i % masters])
         cluster.wait_until_ok(timeout)
-        if replicas:
-            _wait(
-                lambda: all(_replica_in_sync(c) for c in clients[masters:]),
-                timeout,
-                "the replicas to sync",
-            )
+        cluster.wait_until_replicas_sync(timeout)
     except BaseException:
         cluster.stop()
         raise
