@@ -41,6 +41,7 @@ def test_every_app_with_an_api_is_mounted_under_api_v1_in_app_order():
     ]
     assert {"notifications", "messaging", "quiet"} <= set(with_api)
     api = get_resolver("config.urls").url_patterns[0]
+    assert isinstance(api, URLResolver)
     modules = [p.callback.__module__.split(".")[0] for p in api.url_patterns]
     # In INSTALLED_APPS order, each app's patterns together.
     assert list(dict.fromkeys(modules)) == with_api
