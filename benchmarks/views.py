@@ -3,20 +3,60 @@
 It passes through the same middleware, the same authentication (token or session), the same
 permission and throttle classes and the same JSON renderer as the notification endpoints, and
 does nothing else, so a poll can be no faster than this on the same server.
+
+Two more floors split the distance from the floor to the unread summary in three:
+`RoundTripFloorView` adds one Redis round trip that does nothing (what reading Redis at all
+costs), `ReadModelFloorView` the summary's own call to the read model instead (what that call's
+work adds), and the summary adds the API around that call.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from config import timestamps
+from config.redis import get_redis
+from config.users import signed_in
+from directory import cache as directory
+from directory.held import HeldDirectoryMixin
+from notifications import store
 
 CONSTANT = {"results": [], "unread_count": 0, "next_since": 0}
 
 
 class FloorView(APIView):
     def get(self, request: Request) -> Response:
+        return Response(CONSTANT)
+
+
+class RoundTripFloorView(APIView):
+    """The floor plus one Redis round trip (`PING`) through the product's client."""
+
+    def get(self, request: Request) -> Response:
+        get_redis().ping()
+        return Response(CONSTANT)
+
+
+class ReadModelFloorView(HeldDirectoryMixin, APIView):
+    """The floor plus the unread summary's read-model call for the user and the warehouse
+    `?warehouse=` names: the user's roles as the directory holds them, the call's one round
+    trip (its script, the held directory confirmed in it) and the reply parsed into items, as
+    the summary's selector makes it. The constant is returned: no query parsing, no ETag, no
+    rendering of the items."""
+
+    def get(self, request: Request) -> Response:
+        user = signed_in(request)
+        store.latest_unread(
+            warehouse_id=int(request.query_params["warehouse"]),
+            user_id=user.pk,
+            role_ids=directory.role_ids(user),
+            count=settings.NOTIFICATION_SUMMARY_SIZE,
+            now_ms=timestamps.now_ms(),
+        )
         return Response(CONSTANT)
 
 

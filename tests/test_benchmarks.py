@@ -185,6 +185,35 @@ def test_rows_13_to_15_say_what_a_request_costs_in_cpu_by_process(tiny_run):
         assert ", load generator " in line["note"], line
 
 
+def test_row_14_splits_the_summary_against_the_floor_in_three(tiny_run):
+    """The floor plus a PING, then plus the read model's call instead, then the summary: three
+    explaining lines whose ratios, round by round, multiply to the summary's against the floor."""
+    lines = [line for line in tiny_run["figures"]["lines"] if line["row"] == "14"]
+
+    def one(work: str, baseline_name: str) -> dict:
+        [found] = [
+            line
+            for line in lines
+            if line["work"].startswith(work) and line["baseline_name"] == baseline_name
+        ]
+        return found
+
+    summary = "unread summary, 200 path (stale ETag), session cookie"
+    whole = one(summary, "floor (session)")
+    parts = [
+        one("the floor plus one Redis round trip (PING)", "floor (session)"),
+        one("the floor plus the summary's read-model call instead", "floor + PING (session)"),
+        one(summary, "floor + read model (session)"),
+    ]
+    assert whole["met"] is not None
+    for part in parts:
+        assert part["met"] is None, part
+        assert part["goal"].startswith("— ("), part
+    for i, value in enumerate(whole["ratio"]["values"]):
+        product = math.prod(part["ratio"]["values"][i] for part in parts)
+        assert product == pytest.approx(value, rel=1e-9)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
 def test_a_process_trees_cpu_counts_its_own_and_its_childrens():
     from benchmarks.probes import tree_cpu_seconds
