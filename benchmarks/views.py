@@ -12,18 +12,15 @@ work adds), and the summary adds the API around that call.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import timestamps
 from config.redis import get_redis
 from config.users import signed_in
-from directory import cache as directory
 from directory.held import HeldDirectoryMixin
-from notifications import store
+from notifications import selectors
 
 CONSTANT = {"results": [], "unread_count": 0, "next_since": 0}
 
@@ -43,19 +40,16 @@ class RoundTripFloorView(APIView):
 
 class ReadModelFloorView(HeldDirectoryMixin, APIView):
     """The floor plus the unread summary's read-model call for the user and the warehouse
-    `?warehouse=` names: the user's roles as the directory holds them, the call's one round
-    trip (its script, the held directory confirmed in it) and the reply parsed into items, as
-    the summary's selector makes it. The constant is returned: no query parsing, no ETag, no
+    `?warehouse=` names: the summary's own selector, so the user's roles as the directory
+    holds them, the call's one round trip (its script, the held directory confirmed in it) and
+    the reply parsed into items. The constant is returned: no query parsing, no ETag, no
     rendering of the items."""
 
     def get(self, request: Request) -> Response:
-        user = signed_in(request)
-        store.latest_unread(
+        selectors.unread_summary_if_changed(
+            user=signed_in(request),
             warehouse_id=int(request.query_params["warehouse"]),
-            user_id=user.pk,
-            role_ids=directory.role_ids(user),
-            count=settings.NOTIFICATION_SUMMARY_SIZE,
-            now_ms=timestamps.now_ms(),
+            if_none_match=None,
         )
         return Response(CONSTANT)
 
